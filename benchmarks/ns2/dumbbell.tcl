@@ -1,0 +1,157 @@
+# dumbbell.tcl -- ns-2.35 TCP-Linux reference run for the cclab speed benchmark
+# (seed 000, section III: single/multi-flow dumbbell, DropTail bottleneck).
+#
+# Usage:  ns dumbbell.tcl [key=value ...]
+#
+#   cc=reno            Linux CC module for Agent/TCP/Linux select_ca (reno, cubic, bic, ...)
+#   rate_mbps=200      bottleneck rate, Mbit/s
+#   delay_ms=50        bottleneck one-way delay, ms
+#   buffer=167         bottleneck DropTail queue-limit, packets (ns-2 semantics: see below)
+#   access_ms=2.5      access-link one-way delay, ms (each side); with flows=N>1, flow i
+#                      gets access_ms*(i+1)/N on both sides, i.e. spread over [access_ms/N, access_ms]
+#   access_mbps=2000   access-link rate, Mbit/s (10x the bottleneck)
+#   flows=1            number of TCP flows (all start at t=0)
+#   duration=2000      simulated seconds
+#   measure_from=1000  goodput and counters are measured over [measure_from, duration]
+#   seed=1             ns-2 default RNG seed (the scenario itself draws no random numbers)
+#   payload=1460       Agent/TCP packetSize_ (TCP payload bytes); wire size = payload + 40
+#   timestamps=1       TCP timestamps on the sender (CUBIC 2.1 needs them for delay_min)
+#   window=100000      window_ (= Linux snd_cwnd_clamp) and maxcwnd_, packets
+#   scheduler=Calendar ns-2 event scheduler (Calendar is the ns-2 default and the fastest here)
+#
+# Output: one line per flow, key=value, e.g.
+#   flow=0 cc=reno goodput_bps=... delivered_bps=... packets_sent=... packets_sent_total=...
+#          retransmissions=... timeouts=... loss_events=... cwnd_cuts=... final_cwnd=...
+# Rates and counters other than *_total are over [measure_from, duration], like cclab's summary.
+#
+# Notes on ns-2 semantics (checked in the ns-2.35 source):
+# - TCP packetSize_ is the payload; every data packet on the wire is packetSize_ + 40 bytes
+#   (tcpip_base_hdr_size_), plus ts_option_size_ (default 10) when timestamps are on. We set
+#   ts_option_size_ 0 so that the wire size stays 1500 bytes, as in the paper and in cclab.
+# - DropTail drops an arriving packet when (waiting packets + 1) >= queue-limit; with the packet
+#   being serialised that is at most `buffer` packets held by the router.
+# - TCPSink bytes_ counts in-order delivered bytes *including* the 40-byte header (wire bytes);
+#   it is a C int, so it is sampled every 5 s and unwrapped here.
+# No trace files, no nam, no queue monitors: nothing that slows ns-2 beyond the measurement.
+
+proc usage {msg} {
+    puts stderr "dumbbell.tcl: $msg"
+    exit 2
+}
+
+array set P {
+    cc reno rate_mbps 200 delay_ms 50 buffer 167 access_ms 2.5 access_mbps 2000
+    flows 1 duration 2000 measure_from 1000 seed 1 payload 1460 timestamps 1
+    window 100000 scheduler Calendar
+}
+foreach arg $argv {
+    set kv [split $arg =]
+    if {[llength $kv] != 2} { usage "bad argument '$arg' (want key=value)" }
+    set k [lindex $kv 0]
+    if {![info exists P($k)]} { usage "unknown key '$k' (known: [lsort [array names P]])" }
+    set P($k) [lindex $kv 1]
+}
+set N $P(flows)
+if {$N < 1} { usage "flows must be >= 1" }
+if {$P(measure_from) >= $P(duration)} { usage "measure_from must be < duration" }
+
+# Only the packet headers this scenario uses: ns-2 allocates every header type in every packet
+# otherwise (several kB each), which costs memory bandwidth for nothing.
+remove-all-packet-headers
+add-packet-header IP TCP Flags
+
+set ns [new Simulator]
+$ns use-scheduler $P(scheduler)
+global defaultRNG
+$defaultRNG seed $P(seed)
+
+Agent/TCP set packetSize_ $P(payload)
+Agent/TCP set window_ $P(window)
+Agent/TCP set maxcwnd_ $P(window)
+Agent/TCP set ts_option_size_ 0
+Agent/TCP/Linux set timestamps_ [expr {$P(timestamps) ? "true" : "false"}]
+set wire_bytes [expr {$P(payload) + 40}]
+
+# Routers and bottleneck (R1 -> R2 carries data; R2 -> R1 the ACKs).
+set r1 [$ns node]
+set r2 [$ns node]
+$ns duplex-link $r1 $r2 [expr {$P(rate_mbps) * 1e6}] [expr {$P(delay_ms) * 1e-3}] DropTail
+$ns queue-limit $r1 $r2 $P(buffer)
+$ns queue-limit $r2 $r1 $P(buffer)
+
+# Access links: fast, and with queues big enough never to drop (only the bottleneck drops).
+set access_bps [expr {$P(access_mbps) * 1e6}]
+set access_qlim 1000000
+for {set i 0} {$i < $N} {incr i} {
+    set d [expr {$P(access_ms) * ($i + 1) / double($N) * 1e-3}]
+    set src($i) [$ns node]
+    set dst($i) [$ns node]
+    $ns duplex-link $src($i) $r1 $access_bps $d DropTail
+    $ns duplex-link $r2 $dst($i) $access_bps $d DropTail
+    foreach {a b} [list $src($i) $r1 $r1 $src($i) $r2 $dst($i) $dst($i) $r2] {
+        $ns queue-limit $a $b $access_qlim
+    }
+
+    set tcp($i) [new Agent/TCP/Linux]
+    $tcp($i) set fid_ $i
+    set sink($i) [new Agent/TCPSink/Sack1]
+    $ns attach-agent $src($i) $tcp($i)
+    $ns attach-agent $dst($i) $sink($i)
+    $ns connect $tcp($i) $sink($i)
+    $ns at 0 "$tcp($i) select_ca $P(cc)"
+    set ftp($i) [$tcp($i) attach-app FTP]
+    $ns at 0 "$ftp($i) start"
+
+    set last_bytes($i) 0
+    set total_bytes($i) 0
+}
+
+# Unwrap the 32-bit sink byte counters.
+proc sample {} {
+    global N sink last_bytes total_bytes
+    for {set i 0} {$i < $N} {incr i} {
+        set b [$sink($i) set bytes_]
+        set delta [expr {$b - $last_bytes($i)}]
+        if {$delta < 0} { set delta [expr {$delta + 4294967296}] }
+        set total_bytes($i) [expr {$total_bytes($i) + $delta}]
+        set last_bytes($i) $b
+    }
+}
+
+set counters {ndatapack_ nrexmitpack_ nrexmit_ ncwndcuts_}
+proc mark {} {
+    global N tcp total_bytes counters M
+    sample
+    for {set i 0} {$i < $N} {incr i} {
+        set M($i,bytes) $total_bytes($i)
+        foreach c $counters { set M($i,$c) [$tcp($i) set $c] }
+    }
+}
+
+proc finish {} {
+    global N P tcp total_bytes counters M wire_bytes
+    sample
+    set T [expr {double($P(duration) - $P(measure_from))}]
+    for {set i 0} {$i < $N} {incr i} {
+        set bytes [expr {$total_bytes($i) - $M($i,bytes)}]
+        set pkts [expr {$bytes / $wire_bytes}]
+        foreach c $counters { set D($c) [expr {[$tcp($i) set $c] - $M($i,$c)}] }
+        set goodput [expr {$pkts * $P(payload) * 8.0 / $T}]
+        set delivered [expr {$bytes * 8.0 / $T}]
+        # ncwndcuts_ counts fast-recovery entries and RTOs; nrexmit_ counts RTOs only.
+        puts [format "flow=%d cc=%s goodput_bps=%.1f delivered_bps=%.1f delivered_packets=%d\
+packets_sent=%d packets_sent_total=%d retransmissions=%d timeouts=%d loss_events=%d cwnd_cuts=%d\
+final_cwnd=%d access_ms=%g" \
+                  $i $P(cc) $goodput $delivered $pkts \
+                  $D(ndatapack_) [$tcp($i) set ndatapack_] $D(nrexmitpack_) $D(nrexmit_) \
+                  [expr {$D(ncwndcuts_) - $D(nrexmit_)}] $D(ncwndcuts_) \
+                  [expr {int([$tcp($i) set cwnd_])}] \
+                  [expr {$P(access_ms) * ($i + 1) / double($N)}]]
+    }
+    exit 0
+}
+
+for {set t 5} {$t < $P(duration)} {incr t 5} { $ns at $t "sample" }
+$ns at $P(measure_from) "mark"
+$ns at $P(duration) "finish"
+$ns run

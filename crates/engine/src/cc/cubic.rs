@@ -1,0 +1,448 @@
+//! CUBIC (Ha, Rhee, Xu, OSR 2008; RFC 9438), following the structure of Linux `tcp_cubic.c`.
+//!
+//! Window function (RFC 9438 eq. 1-2): W(t) = C (t - K)^3 + W_max, K = cbrt((W_max - cwnd_epoch) / C),
+//! evaluated one minimum RTT ahead (t + delay_min). Growth is +1 packet per `cnt` counted units with
+//! cnt = cwnd / (W(t) - cwnd). Loss: W_max = cwnd, or cwnd (1 + beta) / 2 under fast convergence when
+//! cwnd < W_max; ssthresh = cwnd = max(beta cwnd, 2).
+//!
+//! Arithmetic is Linux's fixed point (time in 2^-10 s, C and beta in 1/1024) with an exact integer cube
+//! root, so results are bit-identical on every machine.
+//!
+//! Variants (fact sheet §2.7):
+//! - `linux` (default; alias `rfc9438`): Linux >= 4.x: beta 717/1024, C 0.4, fast convergence, Reno-friendly
+//!   estimate with alpha = 3(1 - beta)/(1 + beta) ~ 0.53 packets/RTT (Linux never switches alpha to 1),
+//!   packet counting, cnt >= 2 (target <= 1.5 cwnd as RFC 9438 clamps), cnt <= 20 before the first loss.
+//!   HyStart is not implemented yet.
+//! - `linux-2.6.22` (CUBIC v2.1 as shipped in ns-2.35 TCP-Linux; the 2006-2008 studies): beta 819/1024
+//!   (0.8), C 0.4, max_increment 16 packets per 100 ms of RTT in the convex region, cnt = 50 before the
+//!   first loss, Reno estimate with beta_scale 23, ACK counting with the delayed-ACK ratio estimator.
+
+use super::common::{icbrt, Counting, Window, INFINITE_SSTHRESH};
+use super::{AckSample, CongestionControl, CongestionEvent, StateField};
+use crate::time::{SimDuration, SimTime};
+use serde::{Deserialize, Serialize};
+
+/// Linux's time unit for the cubic curve: 2^-10 s (`BICTCP_HZ` = 10).
+const CUBIC_HZ_SHIFT: u32 = 10;
+/// Fixed-point shift of the delayed-ACK ratio estimator (`ACK_RATIO_SHIFT`).
+const ACK_RATIO_SHIFT: u32 = 4;
+/// Linux recomputes cnt at most every HZ/32 when cwnd is unchanged: 31 ms with 1 ms jiffies.
+const RECOMPUTE_INTERVAL_MS: u64 = 1000 / 32;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CubicConfig {
+    /// Window kept after a loss (cwnd -> beta * cwnd); stored by Linux as beta * 1024.
+    pub beta: f64,
+    /// Cubic scaling constant C in packets / s^3.
+    pub c: f64,
+    /// Release bandwidth faster when W_max shrinks: W_max = cwnd (1 + beta) / 2.
+    pub fast_convergence: bool,
+    /// Never grow slower than the Reno estimate (the "TCP-friendly region").
+    pub tcp_friendliness: bool,
+    /// Cap on growth in the convex region, packets per 100 ms of min RTT; 0 disables (2.6.22: 16).
+    pub max_increment: u32,
+    /// "packets" (modern Linux) or "acks" (2.6.22, with its delayed-ACK ratio estimator).
+    pub counting: Counting,
+    /// Initial ssthresh in packets; 0 means unlimited.
+    pub initial_ssthresh: u32,
+    /// Counted units per +1 packet before the first loss: an upper bound (modern, 20) or a fixed value
+    /// (2.6.22, 50), see `pre_loss_fixed`.
+    pub pre_loss_cnt: u32,
+    /// Whether `pre_loss_cnt` is imposed (2.6.22) rather than an upper bound (modern).
+    pub pre_loss_fixed: bool,
+}
+
+impl CubicConfig {
+    pub fn variant(name: &str) -> Option<Self> {
+        match name {
+            "linux" | "rfc9438" => Some(CubicConfig {
+                beta: 717.0 / 1024.0,
+                c: 0.4,
+                fast_convergence: true,
+                tcp_friendliness: true,
+                max_increment: 0,
+                counting: Counting::Packets,
+                initial_ssthresh: 0,
+                pre_loss_cnt: 20,
+                pre_loss_fixed: false,
+            }),
+            "linux-2.6.22" => Some(CubicConfig {
+                beta: 819.0 / 1024.0,
+                c: 0.4,
+                fast_convergence: true,
+                tcp_friendliness: true,
+                max_increment: 16,
+                counting: Counting::Acks,
+                initial_ssthresh: 0,
+                pre_loss_cnt: 50,
+                pre_loss_fixed: true,
+            }),
+            _ => None,
+        }
+    }
+}
+
+pub struct Cubic {
+    cfg: CubicConfig,
+    win: Window,
+    /// beta * 1024, rounded.
+    beta_1024: u64,
+    /// C * 1024 (Linux `cube_rtt_scale` = bic_scale * 10 = 410 for C = 0.4).
+    cube_rtt_scale: u64,
+    /// 2^40 / cube_rtt_scale: turns (W_max - cwnd) into K^3 in (2^-10 s)^3.
+    cube_factor: u64,
+    /// 8 (1 + beta) / (3 (1 - beta)) in Linux's integer form: ACKs per Reno-estimate increment, x8/cwnd.
+    beta_scale: u64,
+
+    /// Counted units per +1 packet.
+    cnt: u32,
+    /// W_max (Linux `last_max_cwnd`).
+    last_max_cwnd: u32,
+    /// cwnd at the last loss (0 before the first one).
+    loss_cwnd: u32,
+    last_cwnd: u32,
+    last_time_ms: u64,
+    epoch_start: Option<SimTime>,
+    origin_point: u32,
+    /// K in 2^-10 s.
+    k: u64,
+    delay_min: Option<SimDuration>,
+    /// Units counted since the epoch started, for the Reno estimate.
+    ack_cnt: u32,
+    /// Reno-estimate window.
+    tcp_cwnd: u32,
+    /// Packets per ACK, << ACK_RATIO_SHIFT (2.6.22 only).
+    delayed_ack: u32,
+}
+
+impl Cubic {
+    pub fn new(cfg: CubicConfig, initial_cwnd: u32) -> Self {
+        let beta_1024 = (cfg.beta * 1024.0).round() as u64;
+        let cube_rtt_scale = ((cfg.c * 1024.0).round() as u64).max(1);
+        let ssthresh = if cfg.initial_ssthresh == 0 { INFINITE_SSTHRESH } else { cfg.initial_ssthresh };
+        let mut cubic = Cubic {
+            win: Window::new(initial_cwnd, ssthresh),
+            beta_1024,
+            cube_rtt_scale,
+            cube_factor: (1u64 << (10 + 3 * CUBIC_HZ_SHIFT)) / cube_rtt_scale,
+            beta_scale: 8 * (1024 + beta_1024) / 3 / (1024 - beta_1024).max(1),
+            cfg,
+            cnt: 0,
+            last_max_cwnd: 0,
+            loss_cwnd: 0,
+            last_cwnd: 0,
+            last_time_ms: 0,
+            epoch_start: None,
+            origin_point: 0,
+            k: 0,
+            delay_min: None,
+            ack_cnt: 0,
+            tcp_cwnd: 0,
+            delayed_ack: 2 << ACK_RATIO_SHIFT,
+        };
+        cubic.reset();
+        cubic
+    }
+
+    /// Linux `bictcp_reset`: forget the epoch, W_max and the delay estimate.
+    fn reset(&mut self) {
+        self.cnt = 0;
+        self.last_max_cwnd = 0;
+        self.loss_cwnd = 0;
+        self.last_cwnd = 0;
+        self.last_time_ms = 0;
+        self.epoch_start = None;
+        self.origin_point = 0;
+        self.k = 0;
+        self.delay_min = None;
+        self.ack_cnt = 0;
+        self.tcp_cwnd = 0;
+        self.delayed_ack = 2 << ACK_RATIO_SHIFT;
+    }
+
+    /// Linux `bictcp_update`: recompute `cnt` for the current window.
+    fn update(&mut self, now: SimTime, units: u32) {
+        let cwnd = self.win.cwnd;
+        self.ack_cnt += units;
+        let now_ms = now.0 / 1_000_000;
+        if self.last_cwnd == cwnd && now_ms.saturating_sub(self.last_time_ms) <= RECOMPUTE_INTERVAL_MS {
+            return;
+        }
+        self.last_cwnd = cwnd;
+        self.last_time_ms = now_ms;
+
+        let epoch_start = match self.epoch_start {
+            Some(t) => t,
+            None => {
+                self.epoch_start = Some(now);
+                self.ack_cnt = units;
+                self.tcp_cwnd = cwnd;
+                if self.last_max_cwnd <= cwnd {
+                    self.k = 0;
+                    self.origin_point = cwnd;
+                } else {
+                    // K = cbrt((W_max - cwnd) / C), in 2^-10 s.
+                    self.k = icbrt(self.cube_factor as u128 * (self.last_max_cwnd - cwnd) as u128);
+                    self.origin_point = self.last_max_cwnd;
+                }
+                now
+            }
+        };
+
+        // t = now - epoch_start + delay_min, in 2^-10 s: the target is where the curve will be one RTT on.
+        let delay_min = self.delay_min.map_or(0, |d| d.0);
+        let t_ns = now.since(epoch_start).0 + delay_min;
+        let t = ((t_ns as u128) << CUBIC_HZ_SHIFT) / 1_000_000_000;
+        let t = t as u64;
+        let offs = t.abs_diff(self.k) as u128;
+        // delta = C * (t - K)^3 in packets (C = cube_rtt_scale / 2^10, time unit 2^-10 s).
+        let delta = (self.cube_rtt_scale as u128 * offs * offs * offs) >> (10 + 3 * CUBIC_HZ_SHIFT);
+        let delta = delta.min(u32::MAX as u128) as u32;
+        let target = if t < self.k {
+            self.origin_point.saturating_sub(delta)
+        } else {
+            self.origin_point.saturating_add(delta)
+        };
+
+        let mut cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100 * cwnd };
+
+        if self.cfg.max_increment > 0 && delay_min > 0 && t >= self.k {
+            // At most max_increment packets per 100 ms of RTT: cnt >= cwnd * 100 ms / (max_inc * RTT).
+            let min_cnt = (cwnd as u64 * 100_000_000) / (self.cfg.max_increment as u64 * delay_min);
+            cnt = cnt.max(min_cnt as u32);
+        }
+
+        if self.cfg.pre_loss_fixed {
+            if self.loss_cwnd == 0 {
+                cnt = self.cfg.pre_loss_cnt;
+            }
+        } else if self.last_max_cwnd == 0 {
+            cnt = cnt.min(self.cfg.pre_loss_cnt);
+        }
+
+        if self.cfg.tcp_friendliness {
+            // Reno estimate: +1 packet every cwnd * beta_scale / 8 units (~0.53 packets/RTT at beta 0.7).
+            let per_increment = ((cwnd as u64 * self.beta_scale) >> 3).max(1) as u32;
+            while self.ack_cnt > per_increment {
+                self.ack_cnt -= per_increment;
+                self.tcp_cwnd += 1;
+            }
+            if self.tcp_cwnd > cwnd {
+                let max_cnt = cwnd / (self.tcp_cwnd - cwnd);
+                cnt = cnt.min(max_cnt);
+            }
+        }
+
+        cnt = match self.cfg.counting {
+            // 2.6.22 counts ACKs, so it scales cnt by the measured packets per ACK.
+            Counting::Acks => ((cnt << ACK_RATIO_SHIFT) / self.delayed_ack.max(1)).max(1),
+            // Modern Linux: at most +50 % per RTT.
+            Counting::Packets => cnt.max(2),
+        };
+        self.cnt = cnt;
+    }
+
+    /// Linux `bictcp_recalc_ssthresh`: remember W_max and return the reduced window.
+    fn recalc_ssthresh(&mut self) -> u32 {
+        let cwnd = self.win.cwnd;
+        self.epoch_start = None;
+        self.last_max_cwnd = if cwnd < self.last_max_cwnd && self.cfg.fast_convergence {
+            ((cwnd as u64 * (1024 + self.beta_1024)) / 2048) as u32
+        } else {
+            cwnd
+        };
+        self.loss_cwnd = cwnd;
+        (((cwnd as u64 * self.beta_1024) >> 10) as u32).max(2)
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+
+    fn on_ack_sample(&mut self, s: &AckSample) {
+        if let Some(rtt) = s.rtt {
+            self.delay_min = Some(self.delay_min.map_or(rtt, |d| d.min(rtt)));
+        }
+        if self.cfg.counting == Counting::Acks && !s.in_recovery && s.acked > 0 {
+            // EWMA (gain 1/16) of packets per ACK, kept << 4 (2.6.22 `bictcp_acked`).
+            self.delayed_ack = self.delayed_ack - (self.delayed_ack >> ACK_RATIO_SHIFT) + s.acked;
+        }
+    }
+
+    fn on_ack(&mut self, s: &AckSample) {
+        if !s.cwnd_limited || s.acked == 0 {
+            return;
+        }
+        match self.cfg.counting {
+            Counting::Acks => {
+                if self.win.in_slow_start_2_6() {
+                    self.win.slow_start_per_ack();
+                } else {
+                    self.update(s.now, 1);
+                    self.win.increase_every(self.cnt);
+                }
+            }
+            Counting::Packets => {
+                let mut acked = s.acked;
+                if self.win.in_slow_start() {
+                    acked = self.win.slow_start(acked);
+                    if acked == 0 {
+                        return;
+                    }
+                }
+                self.update(s.now, acked);
+                self.win.additive_increase(self.cnt, acked);
+            }
+        }
+    }
+
+    fn on_congestion_event(&mut self, _e: &CongestionEvent) {
+        let ssthresh = self.recalc_ssthresh();
+        self.win.reduce_to(ssthresh);
+    }
+
+    fn on_recovery_exit(&mut self, _now: SimTime) {
+        self.win.exit_recovery();
+    }
+
+    fn on_timeout(&mut self, _now: SimTime, first_in_episode: bool) {
+        // Linux computes ssthresh first, then entering the Loss state resets all CUBIC state.
+        let ssthresh = first_in_episode.then(|| self.recalc_ssthresh());
+        self.reset();
+        self.win.timeout(ssthresh);
+    }
+
+    fn cwnd(&self) -> u32 {
+        self.win.cwnd
+    }
+    fn ssthresh(&self) -> u32 {
+        self.win.ssthresh
+    }
+
+    fn state(&self, out: &mut Vec<StateField>) {
+        out.push(("w_max", self.last_max_cwnd as f64));
+        out.push(("k_s", self.k as f64 / 1024.0));
+        out.push(("origin", self.origin_point as f64));
+        out.push(("reno_cwnd", self.tcp_cwnd as f64));
+        out.push(("cnt", self.cnt as f64));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cubic(variant: &str, cwnd: u32) -> Cubic {
+        let mut c = Cubic::new(CubicConfig::variant(variant).unwrap(), cwnd);
+        c.win.ssthresh = 2; // start in congestion avoidance
+        c
+    }
+    fn ack_at(ms: u64, acked: u32) -> AckSample {
+        AckSample { now: SimTime(ms * 1_000_000), acked, cwnd_limited: true, ..Default::default() }
+    }
+    fn loss() -> CongestionEvent {
+        CongestionEvent { now: SimTime(0), in_flight: 0 }
+    }
+
+    #[test]
+    fn loss_reduces_by_beta_and_fast_convergence_lowers_w_max() {
+        // Modern: 100 * 717 / 1024 = 70.02 -> 70; W_max = 100.
+        let mut c = cubic("linux", 100);
+        c.on_congestion_event(&loss());
+        assert_eq!((c.cwnd(), c.ssthresh(), c.last_max_cwnd), (70, 70, 100));
+        // Second loss at 90 < W_max: W_max = 90 * 1741 / 2048 = 76.5 -> 76; ssthresh = 90 * 717 / 1024 = 63.
+        c.win.cwnd = 90;
+        c.on_congestion_event(&loss());
+        assert_eq!((c.cwnd(), c.last_max_cwnd), (63, 76));
+        // 2.6.22: 100 * 819 / 1024 = 79.98 -> 79.
+        let mut old = cubic("linux-2.6.22", 100);
+        old.on_congestion_event(&loss());
+        assert_eq!(old.cwnd(), 79);
+    }
+
+    #[test]
+    fn k_is_the_time_to_climb_back_to_w_max() {
+        // After a loss at 100 (beta 0.7): cwnd 70, W_max 100. K = cbrt(30 / 0.4) s = 4.217 s.
+        // In Linux fixed point: cube_factor = 2^40 / 410 = 2681735677; cbrt(2681735677 * 30) = 4316 (2^-10 s).
+        let mut c = cubic("linux", 100);
+        c.on_congestion_event(&loss());
+        c.on_recovery_exit(SimTime(0));
+        c.on_ack(&ack_at(1, 1));
+        assert_eq!(c.k, 4316);
+        assert_eq!(c.origin_point, 100);
+    }
+
+    #[test]
+    fn window_returns_to_w_max_after_k_and_stays_near_it() {
+        // One ACK per packet, a 100 ms RTT (delay_min), cwnd ACKs per RTT. Starting at 70 after a loss at
+        // 100, the concave curve reaches W_max = 100 at K = 4.2 s. The curve is evaluated one RTT ahead,
+        // so at 4.2 s cwnd is within 2 packets of 100, and one second later the plateau keeps it within
+        // 100..=103 (C (1 s)^3 = 0.4 packets above W_max).
+        let mut c = cubic("linux", 100);
+        c.on_congestion_event(&loss());
+        c.on_recovery_exit(SimTime(0));
+        let rtt = SimDuration::from_millis(100);
+        let mut now_ns: u64 = 0;
+        let mut at = |c: &mut Cubic, until_ms: u64| {
+            while now_ns < until_ms * 1_000_000 {
+                let cwnd = c.cwnd() as u64;
+                let s = AckSample { now: SimTime(now_ns), acked: 1, rtt: Some(rtt), cwnd_limited: true, ..Default::default() };
+                c.on_ack_sample(&s);
+                c.on_ack(&s);
+                now_ns += rtt.0 / cwnd;
+            }
+        };
+        at(&mut c, 4217);
+        assert!((98..=102).contains(&c.cwnd()), "cwnd at K: {}", c.cwnd());
+        at(&mut c, 5217);
+        assert!((100..=103).contains(&c.cwnd()), "cwnd at K + 1 s: {}", c.cwnd());
+    }
+
+    #[test]
+    fn modern_variant_grows_at_least_5_percent_per_rtt_before_the_first_loss() {
+        // No loss yet (W_max = 0): K = 0, target ~ cwnd, so cnt = 100 cwnd, capped to 20: +1 per 20 packets.
+        let mut c = cubic("linux", 100);
+        for _ in 0..19 {
+            c.on_ack(&ack_at(0, 1));
+        }
+        assert_eq!(c.cwnd(), 100);
+        c.on_ack(&ack_at(0, 1));
+        assert_eq!(c.cwnd(), 101);
+    }
+
+    #[test]
+    fn old_variant_uses_cnt_50_before_the_first_loss_scaled_by_the_ack_ratio() {
+        // 2.6.22: cnt = 50 before any loss, then cnt * 16 / delayed_ack with delayed_ack at its initial
+        // 2 << 4 = 32 (no ACK samples fed): cnt = 25, and the 2.6 counter adds 1 per cnt + 1 = 26 ACKs.
+        let mut c = cubic("linux-2.6.22", 100);
+        for _ in 0..25 {
+            c.on_ack(&ack_at(0, 1));
+        }
+        assert_eq!(c.cwnd(), 100);
+        c.on_ack(&ack_at(0, 1));
+        assert_eq!(c.cwnd(), 101);
+    }
+
+    #[test]
+    fn timeout_resets_everything_and_restarts_slow_start() {
+        // RTO at cwnd 100 (modern): ssthresh 70, cwnd 1, W_max forgotten.
+        let mut c = cubic("linux", 100);
+        c.on_timeout(SimTime(0), true);
+        assert_eq!((c.cwnd(), c.ssthresh(), c.last_max_cwnd), (1, 70, 0));
+        // Slow start: 1 -> 2 -> 4 with 3 ACKs of one packet each.
+        for _ in 0..3 {
+            c.on_ack(&ack_at(0, 1));
+        }
+        assert_eq!(c.cwnd(), 4);
+    }
+
+    #[test]
+    fn beta_scale_matches_linux_constants() {
+        // 8 (1024 + 717) / 3 / (1024 - 717) = 15 and with 819: 23 (fact sheet §2.7).
+        assert_eq!(cubic("linux", 10).beta_scale, 15);
+        assert_eq!(cubic("linux-2.6.22", 10).beta_scale, 23);
+    }
+}

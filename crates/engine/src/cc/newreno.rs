@@ -1,0 +1,182 @@
+//! Reno/NewReno window control: RFC 5681 slow start and congestion avoidance, halving on loss.
+//!
+//! Variants (the recovery mechanics, SACK or NewReno partial ACKs, belong to the sender):
+//! - `linux` (default): Linux >= 4.0 `tcp_reno_cong_avoid`: growth weighted by packets acknowledged, slow
+//!   start while cwnd < ssthresh, capped at ssthresh with the leftover spent in congestion avoidance.
+//! - `linux-2.6.22`: the kernel bundled with ns-2.35 TCP-Linux: one step per ACK, slow start while
+//!   cwnd <= ssthresh.
+//! Loss (both): ssthresh = max(cwnd / 2, 2), cwnd = ssthresh (fact sheet §2.1).
+
+use super::common::{Counting, Window, INFINITE_SSTHRESH};
+use super::{AckSample, CongestionControl, CongestionEvent, StateField};
+use crate::time::SimTime;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewRenoConfig {
+    /// How ACKs are counted for growth: "packets" (modern Linux, RFC 5681 with ABC) or "acks" (Linux 2.6).
+    pub counting: Counting,
+}
+
+impl NewRenoConfig {
+    pub fn variant(name: &str) -> Option<Self> {
+        match name {
+            "linux" => Some(NewRenoConfig { counting: Counting::Packets }),
+            "linux-2.6.22" => Some(NewRenoConfig { counting: Counting::Acks }),
+            _ => None,
+        }
+    }
+}
+
+pub struct NewReno {
+    cfg: NewRenoConfig,
+    win: Window,
+}
+
+impl NewReno {
+    pub fn new(cfg: NewRenoConfig, initial_cwnd: u32) -> Self {
+        NewReno { cfg, win: Window::new(initial_cwnd, INFINITE_SSTHRESH) }
+    }
+}
+
+impl CongestionControl for NewReno {
+    fn name(&self) -> &'static str {
+        "newreno"
+    }
+
+    fn on_ack(&mut self, s: &AckSample) {
+        if !s.cwnd_limited || s.acked == 0 {
+            return;
+        }
+        match self.cfg.counting {
+            Counting::Acks => {
+                if self.win.in_slow_start_2_6() {
+                    self.win.slow_start_per_ack();
+                } else {
+                    let w = self.win.cwnd;
+                    self.win.additive_increase(w, 1);
+                }
+            }
+            Counting::Packets => {
+                let mut units = s.acked;
+                if self.win.in_slow_start() {
+                    units = self.win.slow_start(units);
+                }
+                if units > 0 {
+                    let w = self.win.cwnd;
+                    self.win.additive_increase(w, units);
+                }
+            }
+        }
+    }
+
+    fn on_congestion_event(&mut self, _e: &CongestionEvent) {
+        self.win.reduce_to(self.win.cwnd / 2);
+    }
+
+    fn on_recovery_exit(&mut self, _now: SimTime) {
+        self.win.exit_recovery();
+    }
+
+    fn on_timeout(&mut self, _now: SimTime, first_in_episode: bool) {
+        let ssthresh = first_in_episode.then_some((self.win.cwnd / 2).max(2));
+        self.win.timeout(ssthresh);
+    }
+
+    fn cwnd(&self) -> u32 {
+        self.win.cwnd
+    }
+    fn ssthresh(&self) -> u32 {
+        self.win.ssthresh
+    }
+    fn state(&self, _out: &mut Vec<StateField>) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::common::Counting;
+
+    fn ack(acked: u32) -> AckSample {
+        AckSample { acked, cwnd_limited: true, ..Default::default() }
+    }
+    fn loss() -> CongestionEvent {
+        CongestionEvent { now: SimTime(0), in_flight: 0 }
+    }
+
+    #[test]
+    fn slow_start_doubles_each_round_trip() {
+        // IW 2. Round 1: 2 ACKs -> 4. Round 2: 4 ACKs -> 8. Round 3: 8 ACKs -> 16.
+        let mut cc = NewReno::new(NewRenoConfig { counting: Counting::Packets }, 2);
+        let mut expected = 2;
+        for _round in 0..3 {
+            let acks = cc.cwnd();
+            for _ in 0..acks {
+                cc.on_ack(&ack(1));
+            }
+            expected *= 2;
+            assert_eq!(cc.cwnd(), expected);
+        }
+    }
+
+    #[test]
+    fn loss_halves_then_grows_one_packet_per_round_trip() {
+        // Grow to 20 in slow start (2 -> 4 -> 8 -> 16 needs 14 ACKs, 4 more reach 20), then a loss:
+        // ssthresh = 10, cwnd = 10 after recovery. Congestion avoidance: 10 ACKs -> 11, 11 ACKs -> 12.
+        let mut cc = NewReno::new(NewRenoConfig { counting: Counting::Packets }, 2);
+        for _ in 0..18 {
+            cc.on_ack(&ack(1));
+        }
+        assert_eq!(cc.cwnd(), 20);
+        cc.on_congestion_event(&loss());
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (10, 10));
+        cc.on_recovery_exit(SimTime(0));
+        for _ in 0..10 {
+            cc.on_ack(&ack(1));
+        }
+        assert_eq!(cc.cwnd(), 11);
+        for _ in 0..11 {
+            cc.on_ack(&ack(1));
+        }
+        assert_eq!(cc.cwnd(), 12);
+    }
+
+    #[test]
+    fn timeout_sets_loss_window_and_keeps_ssthresh_on_repeated_backoff() {
+        // cwnd 20 -> RTO: ssthresh 10, cwnd 1. A second backoff of the same episode keeps ssthresh 10.
+        let mut cc = NewReno::new(NewRenoConfig { counting: Counting::Packets }, 2);
+        for _ in 0..18 {
+            cc.on_ack(&ack(1));
+        }
+        cc.on_timeout(SimTime(0), true);
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (1, 10));
+        cc.on_timeout(SimTime(0), false);
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (1, 10));
+        // Slow start again from 1: 1 -> 2 -> 4 -> 8 -> 10 (capped at ssthresh), then +1 per RTT.
+        for _ in 0..9 {
+            cc.on_ack(&ack(1));
+        }
+        assert_eq!(cc.cwnd(), 10);
+    }
+
+    #[test]
+    fn stretch_acks_count_packets_in_the_modern_variant_and_acks_in_2_6_22() {
+        // In congestion avoidance at cwnd 10, one ACK covering 10 packets: +1 (packets) vs +0.1 (acks).
+        let mut modern = NewReno::new(NewRenoConfig { counting: Counting::Packets }, 10);
+        let mut old = NewReno::new(NewRenoConfig { counting: Counting::Acks }, 10);
+        modern.win.ssthresh = 5;
+        old.win.ssthresh = 5;
+        modern.on_ack(&ack(10));
+        old.on_ack(&ack(10));
+        assert_eq!(modern.cwnd(), 11);
+        assert_eq!(old.cwnd(), 10);
+    }
+
+    #[test]
+    fn no_growth_when_not_cwnd_limited() {
+        let mut cc = NewReno::new(NewRenoConfig { counting: Counting::Packets }, 2);
+        cc.on_ack(&AckSample { acked: 1, cwnd_limited: false, ..Default::default() });
+        assert_eq!(cc.cwnd(), 2);
+    }
+}

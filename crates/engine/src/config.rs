@@ -1,0 +1,185 @@
+//! The engine config: the JSON document the Python front produces (docs/engine-interface.md).
+//! Base units only: nanoseconds, bits per second, bytes, packets.
+
+use crate::tcp::sender::Recovery;
+use serde::Deserialize;
+use std::fmt;
+
+/// A bad config: the field path and what is wrong with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+impl std::error::Error for ConfigError {}
+
+pub fn err(field: impl Into<String>, message: impl Into<String>) -> ConfigError {
+    ConfigError { field: field.into(), message: message.into() }
+}
+
+fn default_header() -> u32 {
+    40
+}
+fn default_ack() -> u32 {
+    40
+}
+fn default_initial_cwnd() -> u32 {
+    2
+}
+fn default_rto_min() -> u64 {
+    200_000_000
+}
+fn default_rwnd() -> u64 {
+    1_000_000_000
+}
+fn default_recovery() -> Recovery {
+    Recovery::Sack
+}
+fn default_sample_interval() -> u64 {
+    100_000_000
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioConfig {
+    pub packet_size: u32,
+    #[serde(default = "default_header")]
+    pub header_size: u32,
+    #[serde(default = "default_ack")]
+    pub ack_size: u32,
+    pub bottleneck: BottleneckConfig,
+    pub flows: Vec<FlowConfig>,
+    pub run: RunConfig,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BottleneckConfig {
+    pub rate_bps: u64,
+    pub delay_ns: u64,
+    pub queue: QueueConfig,
+    #[serde(default)]
+    pub reverse_queue: Option<QueueConfig>,
+    #[serde(default)]
+    pub loss_rate: f64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueConfig {
+    pub discipline: String,
+    pub limit_packets: u64,
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    /// `{"name": "...", "variant": "...", parameters...}`; validated by the congestion-control registry.
+    pub cc: serde_json::Value,
+    pub src_access_delay_ns: u64,
+    pub dst_access_delay_ns: u64,
+    pub access_rate_bps: u64,
+    #[serde(default)]
+    pub start_ns: u64,
+    #[serde(default)]
+    pub stop_ns: Option<u64>,
+    #[serde(default = "default_recovery")]
+    pub recovery: Recovery,
+    #[serde(default)]
+    pub delayed_ack: bool,
+    #[serde(default = "default_initial_cwnd")]
+    pub initial_cwnd: u32,
+    #[serde(default = "default_rto_min")]
+    pub rto_min_ns: u64,
+    #[serde(default = "default_rwnd")]
+    pub rwnd_packets: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    pub duration_ns: u64,
+    #[serde(default)]
+    pub measure_from_ns: u64,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default = "default_sample_interval")]
+    pub sample_interval_ns: u64,
+}
+
+impl ScenarioConfig {
+    pub fn from_json(text: &str) -> Result<Self, ConfigError> {
+        let cfg: ScenarioConfig = serde_json::from_str(text).map_err(|e| err("config", e.to_string()))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.packet_size <= self.header_size || self.packet_size > 65_535 {
+            return Err(err("network.packet_size", format!("must be above the header size ({}) and at most 65535 bytes", self.header_size)));
+        }
+        if self.ack_size == 0 {
+            return Err(err("network.ack_size", "must be at least 1 byte"));
+        }
+        let b = &self.bottleneck;
+        if b.rate_bps == 0 {
+            return Err(err("network.bottleneck.rate", "must be above 0 bit/s"));
+        }
+        if !(0.0..1.0).contains(&b.loss_rate) {
+            return Err(err("network.bottleneck.loss_rate", "must be in [0, 1)"));
+        }
+        validate_queue("network.bottleneck.queue", &b.queue)?;
+        if let Some(q) = &b.reverse_queue {
+            validate_queue("network.bottleneck.reverse_queue", q)?;
+        }
+        if self.flows.is_empty() {
+            return Err(err("flows", "at least one flow is needed"));
+        }
+        if self.flows.len() > u32::MAX as usize / 4 {
+            return Err(err("flows", "too many flows"));
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.access_rate_bps == 0 {
+                return Err(err(format!("flows.{i}.access_rate"), "must be above 0 bit/s"));
+            }
+            if f.initial_cwnd == 0 {
+                return Err(err(format!("flows.{i}.initial_cwnd"), "must be at least 1 packet"));
+            }
+            if f.rwnd_packets == 0 {
+                return Err(err(format!("flows.{i}.rwnd"), "must be at least 1 packet"));
+            }
+            if f.stop_ns.is_some_and(|s| s <= f.start_ns) {
+                return Err(err(format!("flows.{i}.stop"), "must be after start"));
+            }
+        }
+        let r = &self.run;
+        if r.duration_ns == 0 {
+            return Err(err("run.duration", "must be above 0"));
+        }
+        if r.measure_from_ns >= r.duration_ns {
+            return Err(err("run.measure_from", "must be before the end of the run (run.duration)"));
+        }
+        Ok(())
+    }
+}
+
+fn validate_queue(field: &str, q: &QueueConfig) -> Result<(), ConfigError> {
+    if q.discipline != "droptail" {
+        return Err(err(format!("{field}.discipline"), format!("unknown discipline '{}'; accepted: droptail", q.discipline)));
+    }
+    if q.limit_packets == 0 {
+        return Err(err(format!("{field}.size"), "a queue must hold at least 1 packet"));
+    }
+    if q.limit_bytes == Some(0) {
+        return Err(err(format!("{field}.size"), "a queue must hold at least 1 byte"));
+    }
+    Ok(())
+}

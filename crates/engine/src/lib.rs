@@ -1,0 +1,20 @@
+//! cclab-engine: a packet-level discrete-event simulator for TCP congestion control.
+//!
+//! The engine schedules events and moves packets; TCP endpoints are sans-IO state machines; congestion
+//! control algorithms sit behind a narrow trait. No Python here: the bindings crate wraps `Simulation`.
+
+pub mod cc;
+pub mod config;
+pub mod event;
+pub mod net;
+pub mod rng;
+pub mod sim;
+pub mod stats;
+pub mod tcp;
+pub mod time;
+
+pub use config::{ConfigError, ScenarioConfig};
+pub use sim::Simulation;
+pub use stats::Summary;
+
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

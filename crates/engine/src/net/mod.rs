@@ -1,0 +1,4 @@
+//! The network: packets, queues and links.
+pub mod link;
+pub mod packet;
+pub mod queue;

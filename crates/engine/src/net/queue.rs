@@ -1,0 +1,97 @@
+//! Bottleneck queues. A `Queue` only stores and selects packets; the link owns the transmitter and asks
+//! the queue for the next packet when it becomes free, so AQMs that act at dequeue time (CoDel) and at
+//! enqueue time (RED) fit the same trait.
+
+use crate::net::packet::Packet;
+use crate::time::SimTime;
+use std::collections::VecDeque;
+
+pub trait Queue: Send {
+    /// Offer a packet. Returns it back if it is dropped.
+    fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Result<(), Packet>;
+    /// Take the next packet to transmit.
+    fn dequeue(&mut self, now: SimTime) -> Option<Packet>;
+    fn len_packets(&self) -> usize;
+    fn len_bytes(&self) -> u64;
+    fn is_empty(&self) -> bool {
+        self.len_packets() == 0
+    }
+}
+
+/// First-in-first-out queue that drops arrivals when full (ns-2 `DropTail`).
+///
+/// The limit counts packets waiting, not the one being transmitted, as in ns-2 where the packet on the
+/// wire has already left `q_`.
+pub struct DropTail {
+    packets: VecDeque<Packet>,
+    limit_packets: usize,
+    limit_bytes: Option<u64>,
+    bytes: u64,
+}
+
+impl DropTail {
+    pub fn new(limit_packets: usize, limit_bytes: Option<u64>) -> Self {
+        DropTail { packets: VecDeque::with_capacity(limit_packets.min(1 << 16)), limit_packets, limit_bytes, bytes: 0 }
+    }
+}
+
+impl Queue for DropTail {
+    fn enqueue(&mut self, _now: SimTime, pkt: Packet) -> Result<(), Packet> {
+        let over_bytes = self.limit_bytes.is_some_and(|b| self.bytes + pkt.size as u64 > b);
+        if self.packets.len() >= self.limit_packets || over_bytes {
+            return Err(pkt);
+        }
+        self.bytes += pkt.size as u64;
+        self.packets.push_back(pkt);
+        Ok(())
+    }
+    fn dequeue(&mut self, _now: SimTime) -> Option<Packet> {
+        let p = self.packets.pop_front()?;
+        self.bytes -= p.size as u64;
+        Some(p)
+    }
+    fn len_packets(&self) -> usize {
+        self.packets.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::{Direction, Payload};
+
+    fn pkt(seq: u64, size: u32) -> Packet {
+        Packet {
+            flow: 0,
+            dir: Direction::Forward,
+            hop: 0,
+            size,
+            sent_at: SimTime(0),
+            payload: Payload::Data { seq, retransmission: false },
+        }
+    }
+
+    #[test]
+    fn drops_when_full_in_packets_and_keeps_fifo_order() {
+        let mut q = DropTail::new(2, None);
+        assert!(q.enqueue(SimTime(0), pkt(1, 1500)).is_ok());
+        assert!(q.enqueue(SimTime(0), pkt(2, 1500)).is_ok());
+        assert_eq!(q.enqueue(SimTime(0), pkt(3, 1500)), Err(pkt(3, 1500)));
+        assert_eq!(q.len_bytes(), 3000);
+        assert_eq!(q.dequeue(SimTime(0)), Some(pkt(1, 1500)));
+        assert_eq!(q.dequeue(SimTime(0)), Some(pkt(2, 1500)));
+        assert_eq!(q.dequeue(SimTime(0)), None);
+        assert_eq!(q.len_bytes(), 0);
+    }
+
+    #[test]
+    fn byte_limit_applies_too() {
+        let mut q = DropTail::new(100, Some(3000));
+        assert!(q.enqueue(SimTime(0), pkt(1, 1500)).is_ok());
+        assert!(q.enqueue(SimTime(0), pkt(2, 1500)).is_ok());
+        assert!(q.enqueue(SimTime(0), pkt(3, 40)).is_err());
+    }
+}

@@ -1,0 +1,446 @@
+//! The simulation: builds a dumbbell from the config, runs the event loop, snapshots counters at the start
+//! of the measurement window and samples time series.
+//!
+//! Topology (one direction shown; the reverse path mirrors it for ACKs):
+//!
+//! ```text
+//!  sender i --access(i)--> R1 ==bottleneck==> R2 --access(i)--> receiver i
+//! ```
+//! Each packet carries the index of the link it is on; its flow's path (a list of link ids per direction)
+//! says where it goes next, so other topologies only need other paths.
+
+use crate::cc::registry;
+use crate::config::{ConfigError, ScenarioConfig};
+use crate::event::{Event, EventQueue};
+use crate::net::link::{Link, LinkCounters};
+use crate::net::packet::{Direction, Packet};
+use crate::net::queue::DropTail;
+use crate::rng::SimRng;
+use crate::stats::{jain_index, BottleneckSummary, FlowSeries, FlowSummary, QueueSeries, Summary};
+use crate::tcp::receiver::Receiver;
+use crate::tcp::sender::{Sender, SenderConfig, SenderCounters};
+use crate::time::{Rate, SimDuration, SimTime};
+
+/// Access links are unbounded exclusive FIFOs: they are never the bottleneck by construction, and
+/// the bottleneck hands packets straight to them (see `net::link`).
+const BOTTLENECK_FWD: usize = 0;
+const BOTTLENECK_REV: usize = 1;
+/// Random stream of the bottleneck's packet errors.
+const STREAM_BOTTLENECK_ERRORS: u64 = 1;
+
+struct Flow {
+    sender: Sender,
+    receiver: Receiver,
+    /// Link ids, sender to receiver and back.
+    paths: [Vec<u32>; 2],
+    /// Time of the sender-timer event currently in the heap, if any.
+    sender_timer: Option<SimTime>,
+    receiver_timer: Option<SimTime>,
+}
+
+/// Counters at the start of the measurement window.
+#[derive(Clone)]
+struct Snapshot {
+    delivered: Vec<u64>,
+    senders: Vec<SenderCounters>,
+    bottleneck: LinkCounters,
+}
+
+pub struct Simulation {
+    cfg: ScenarioConfig,
+    now: SimTime,
+    end: SimTime,
+    measure_from: SimTime,
+    events: EventQueue,
+    links: Vec<Link>,
+    flows: Vec<Flow>,
+    /// Scratch buffer for packets an endpoint emits.
+    out: Vec<Packet>,
+    /// Scratch buffer for packets a hand-off link passes on.
+    handed: Vec<(SimTime, Packet)>,
+    snapshot: Option<Snapshot>,
+    sample_interval: SimDuration,
+    flow_series: FlowSeries,
+    queue_series: QueueSeries,
+    cc_scratch: Vec<(&'static str, f64)>,
+}
+
+impl Simulation {
+    pub fn from_json(text: &str) -> Result<Self, ConfigError> {
+        Self::new(ScenarioConfig::from_json(text)?)
+    }
+
+    pub fn new(cfg: ScenarioConfig) -> Result<Self, ConfigError> {
+        cfg.validate()?;
+        let b = &cfg.bottleneck;
+        let queue = |q: &crate::config::QueueConfig| -> Box<dyn crate::net::queue::Queue> {
+            Box::new(DropTail::new(q.limit_packets.min(usize::MAX as u64) as usize, q.limit_bytes))
+        };
+        let rev_queue = b.reverse_queue.as_ref().unwrap_or(&b.queue);
+        let mut links = vec![
+            Link::new(0, Rate::from_bps(b.rate_bps), SimDuration(b.delay_ns), queue(&b.queue))
+                .with_packet_errors(b.loss_rate, SimRng::new(cfg.run.seed, STREAM_BOTTLENECK_ERRORS))
+                .handing_off(),
+            Link::new(1, Rate::from_bps(b.rate_bps), SimDuration(b.delay_ns), queue(rev_queue)).handing_off(),
+        ];
+        let mut events = EventQueue::new();
+        let mut flows = Vec::with_capacity(cfg.flows.len());
+        for (i, f) in cfg.flows.iter().enumerate() {
+            let mut access = |delay_ns: u64| {
+                let id = links.len() as u32;
+                links.push(Link::new(
+                    id,
+                    Rate::from_bps(f.access_rate_bps),
+                    SimDuration(delay_ns),
+                    Box::new(DropTail::new(0, None)),
+                )
+                .unbounded());
+                id
+            };
+            let src_fwd = access(f.src_access_delay_ns);
+            let dst_fwd = access(f.dst_access_delay_ns);
+            let dst_rev = access(f.dst_access_delay_ns);
+            let src_rev = access(f.src_access_delay_ns);
+            let cc = registry::build(&format!("flows.{i}.cc"), &f.cc, f.initial_cwnd)?;
+            let sender = Sender::new(
+                SenderConfig {
+                    flow: i as u32,
+                    packet_size: cfg.packet_size,
+                    recovery: f.recovery,
+                    rto_min: SimDuration(f.rto_min_ns),
+                    rwnd: f.rwnd_packets,
+                    stop: f.stop_ns.map(SimTime),
+                },
+                cc,
+            );
+            flows.push(Flow {
+                sender,
+                receiver: Receiver::new(i as u32, cfg.ack_size, f.delayed_ack),
+                paths: [vec![src_fwd, BOTTLENECK_FWD as u32, dst_fwd], vec![dst_rev, BOTTLENECK_REV as u32, src_rev]],
+                sender_timer: None,
+                receiver_timer: None,
+            });
+            events.schedule(SimTime(f.start_ns), Event::FlowStart(i as u32));
+        }
+        let end = SimTime(cfg.run.duration_ns);
+        let measure_from = SimTime(cfg.run.measure_from_ns);
+        if measure_from > SimTime::ZERO {
+            events.schedule(measure_from, Event::MeasureStart);
+        }
+        let sample_interval = SimDuration(cfg.run.sample_interval_ns);
+        if sample_interval > SimDuration::ZERO {
+            events.schedule(SimTime::ZERO, Event::Sample);
+        }
+        let mut sim = Simulation {
+            cfg,
+            now: SimTime::ZERO,
+            end,
+            measure_from,
+            events,
+            links,
+            flows,
+            out: Vec::with_capacity(64),
+            handed: Vec::with_capacity(64),
+            snapshot: None,
+            sample_interval,
+            flow_series: FlowSeries::default(),
+            queue_series: QueueSeries::default(),
+            cc_scratch: Vec::new(),
+        };
+        if measure_from == SimTime::ZERO {
+            sim.snapshot = Some(sim.take_snapshot());
+        }
+        Ok(sim)
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+    pub fn end(&self) -> SimTime {
+        self.end
+    }
+    pub fn is_done(&self) -> bool {
+        self.now >= self.end
+    }
+    pub fn events_processed(&self) -> u64 {
+        self.events.events_processed()
+    }
+
+    /// Run to the end of the scenario.
+    pub fn run(&mut self) {
+        self.run_until(self.end);
+    }
+
+    /// Advance simulated time to `min(t, end)`, firing every event due up to it.
+    pub fn run_until(&mut self, t: SimTime) {
+        let t = t.min(self.end);
+        while let Some(time) = self.events.peek_time() {
+            if time > t {
+                break;
+            }
+            let (time, event) = self.events.pop().expect("peeked");
+            debug_assert!(time >= self.now, "time went backwards");
+            self.now = time;
+            self.dispatch(event);
+        }
+        self.now = self.now.max(t);
+    }
+
+    fn dispatch(&mut self, event: Event) {
+        let now = self.now;
+        match event {
+            Event::LinkArrival(l) => {
+                let pkt = self.links[l as usize].on_arrival(now, &mut self.events);
+                self.forward(pkt);
+            }
+            Event::LinkTxDone(l) => {
+                self.links[l as usize].on_tx_done(now, &mut self.events);
+                self.pass_on_handed_off(l as usize);
+            }
+            Event::SenderTimer(f) => {
+                let flow = &mut self.flows[f as usize];
+                if flow.sender_timer != Some(now) {
+                    return; // superseded by an earlier deadline
+                }
+                flow.sender_timer = None;
+                if flow.sender.timer_deadline().is_some_and(|d| d <= now) {
+                    flow.sender.on_timer(now, &mut self.out);
+                    self.inject(f, Direction::Forward);
+                }
+                self.arm_sender_timer(f);
+            }
+            Event::ReceiverTimer(f) => {
+                let flow = &mut self.flows[f as usize];
+                if flow.receiver_timer != Some(now) {
+                    return;
+                }
+                flow.receiver_timer = None;
+                flow.receiver.on_timer(now, &mut self.out);
+                self.inject(f, Direction::Reverse);
+                self.arm_receiver_timer(f);
+            }
+            Event::FlowStart(f) => {
+                self.flows[f as usize].sender.start(now, &mut self.out);
+                self.inject(f, Direction::Forward);
+                self.arm_sender_timer(f);
+            }
+            Event::Sample => {
+                self.sample();
+                let next = now + self.sample_interval;
+                if next <= self.end {
+                    self.events.schedule(next, Event::Sample);
+                }
+            }
+            Event::MeasureStart => self.snapshot = Some(self.take_snapshot()),
+        }
+    }
+
+    /// A packet left a link: hand it to the next link of its path or to its endpoint.
+    fn forward(&mut self, mut pkt: Packet) {
+        let f = pkt.flow;
+        let flow = &mut self.flows[f as usize];
+        let path = &flow.paths[pkt.dir as usize];
+        let next = pkt.hop as usize + 1;
+        if next < path.len() {
+            pkt.hop = next as u8;
+            let link = path[next] as usize;
+            self.links[link].enqueue(self.now, pkt, &mut self.events);
+            self.pass_on_handed_off(link);
+            return;
+        }
+        match pkt.dir {
+            Direction::Forward => {
+                flow.receiver.on_data(self.now, &pkt, &mut self.out);
+                self.inject(f, Direction::Reverse);
+                self.arm_receiver_timer(f);
+            }
+            Direction::Reverse => {
+                flow.sender.on_ack(self.now, &pkt, &mut self.out);
+                self.inject(f, Direction::Forward);
+                self.arm_sender_timer(f);
+            }
+        }
+    }
+
+    /// Packets a hand-off link just transmitted go to their next (unbounded, exclusive) hop now, with
+    /// their future arrival time there.
+    fn pass_on_handed_off(&mut self, link: usize) {
+        self.links[link].take_handed_off(&mut self.handed);
+        if self.handed.is_empty() {
+            return;
+        }
+        let mut handed = std::mem::take(&mut self.handed);
+        for (arrival, mut pkt) in handed.drain(..) {
+            let path = &self.flows[pkt.flow as usize].paths[pkt.dir as usize];
+            let next = pkt.hop as usize + 1;
+            debug_assert!(next < path.len(), "a hand-off link is never the last hop");
+            pkt.hop = next as u8;
+            self.links[path[next] as usize].enqueue(arrival, pkt, &mut self.events);
+        }
+        self.handed = handed;
+    }
+
+    /// Put the packets an endpoint just emitted on the first link of their path.
+    fn inject(&mut self, f: u32, dir: Direction) {
+        if self.out.is_empty() {
+            return;
+        }
+        let first = self.flows[f as usize].paths[dir as usize][0] as usize;
+        let link = &mut self.links[first];
+        for pkt in self.out.drain(..) {
+            link.enqueue(self.now, pkt, &mut self.events);
+        }
+    }
+
+    /// Lazy timers: one heap event per endpoint; a later deadline is picked up when the event fires.
+    fn arm_sender_timer(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        if let Some(d) = flow.sender.timer_deadline() {
+            if flow.sender_timer.map_or(true, |s| d < s) {
+                self.events.schedule(d, Event::SenderTimer(f));
+                flow.sender_timer = Some(d);
+            }
+        }
+    }
+
+    fn arm_receiver_timer(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        if let Some(d) = flow.receiver.timer_deadline() {
+            if flow.receiver_timer.map_or(true, |s| d < s) {
+                self.events.schedule(d, Event::ReceiverTimer(f));
+                flow.receiver_timer = Some(d);
+            }
+        }
+    }
+
+    fn take_snapshot(&self) -> Snapshot {
+        Snapshot {
+            delivered: self.flows.iter().map(|f| f.receiver.delivered()).collect(),
+            senders: self.flows.iter().map(|f| f.sender.counters().clone()).collect(),
+            bottleneck: self.links[BOTTLENECK_FWD].counters(self.now),
+        }
+    }
+
+    fn sample(&mut self) {
+        let t = self.now.as_secs_f64();
+        let secs = |d: Option<SimDuration>| d.map_or(f64::NAN, |d| d.as_secs_f64());
+        for (i, flow) in self.flows.iter().enumerate() {
+            let s = &mut self.flow_series;
+            let cc = flow.sender.cc();
+            s.time_s.push(t);
+            s.flow.push(i as u32);
+            s.cwnd.push(cc.cwnd());
+            s.ssthresh.push(cc.ssthresh());
+            s.srtt_s.push(secs(flow.sender.rtt().srtt()));
+            s.rtt_s.push(secs(flow.sender.rtt().latest()));
+            s.in_flight.push(flow.sender.in_flight());
+            s.delivered.push(flow.receiver.delivered());
+            self.cc_scratch.clear();
+            cc.state(&mut self.cc_scratch);
+            for (name, value) in &self.cc_scratch {
+                s.push_cc(name, *value);
+            }
+            s.finish_row();
+        }
+        let b = &self.links[BOTTLENECK_FWD];
+        self.queue_series.time_s.push(t);
+        self.queue_series.queue_packets.push(b.queue_packets() as u64);
+        self.queue_series.queue_bytes.push(b.queue_bytes());
+        self.queue_series.drops.push(b.counters(self.now).drops);
+    }
+
+    /// Summary over the measurement window up to now.
+    pub fn summary(&self) -> Summary {
+        let zero = Snapshot {
+            delivered: vec![0; self.flows.len()],
+            senders: vec![SenderCounters::default(); self.flows.len()],
+            bottleneck: LinkCounters::default(),
+        };
+        let (snap, from) = match &self.snapshot {
+            Some(s) => (s, self.measure_from),
+            None => (&zero, SimTime::ZERO),
+        };
+        let window = self.now.since(from).as_secs_f64();
+        let per_sec = |count: u64, bits_each: u64| if window > 0.0 { (count * bits_each) as f64 / window } else { 0.0 };
+        let payload_bits = (self.cfg.packet_size - self.cfg.header_size) as u64 * 8;
+        let wire_bits = self.cfg.packet_size as u64 * 8;
+        let flows: Vec<FlowSummary> = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let c = f.sender.counters();
+                let c0 = &snap.senders[i];
+                let delivered = f.receiver.delivered() - snap.delivered[i];
+                let samples = c.rtt_samples - c0.rtt_samples;
+                FlowSummary {
+                    flow: i as u32,
+                    cc: f.sender.cc().name().to_string(),
+                    goodput_bps: per_sec(delivered, payload_bits),
+                    delivered_bps: per_sec(delivered, wire_bits),
+                    loss_events: c.loss_events - c0.loss_events,
+                    timeouts: c.timeouts - c0.timeouts,
+                    retransmissions: c.retransmissions - c0.retransmissions,
+                    packets_sent: c.packets_sent - c0.packets_sent,
+                    mean_rtt_s: (samples > 0).then(|| (c.rtt_sum_ns - c0.rtt_sum_ns) as f64 / samples as f64 * 1e-9),
+                    final_cwnd: f.sender.cc().cwnd(),
+                }
+            })
+            .collect();
+        let link = &self.links[BOTTLENECK_FWD];
+        let b = link.counters(self.now);
+        let b0 = &snap.bottleneck;
+        let window_ns = self.now.since(from).0;
+        let capacity_bits = link.rate().bits_per_sec as f64 * window;
+        let bottleneck = BottleneckSummary {
+            utilization: if capacity_bits > 0.0 { ((b.bytes_tx - b0.bytes_tx) * 8) as f64 / capacity_bits } else { 0.0 },
+            drops: b.drops - b0.drops,
+            error_drops: b.error_drops - b0.error_drops,
+            mean_queue_packets: if window_ns > 0 { (b.queue_area - b0.queue_area) as f64 / window_ns as f64 } else { 0.0 },
+            max_queue_packets: b.max_queue_packets as u64,
+            packets_forwarded: b.packets_tx - b0.packets_tx,
+        };
+        let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
+        Summary {
+            measure_from_s: from.as_secs_f64(),
+            duration_s: self.end.as_secs_f64(),
+            now_s: self.now.as_secs_f64(),
+            events: self.events.events_processed(),
+            jain_index: jain_index(&goodputs),
+            flows,
+            bottleneck,
+        }
+    }
+
+    pub fn flow_series(&self) -> &FlowSeries {
+        &self.flow_series
+    }
+    pub fn queue_series(&self) -> &QueueSeries {
+        &self.queue_series
+    }
+
+    /// Packet accounting for invariant checks: (data packets sent by all senders, data packets that reached
+    /// a receiver, data packets dropped, data packets still in the network).
+    pub fn data_packet_census(&self) -> (u64, u64, u64, u64) {
+        let sent = self.flows.iter().map(|f| f.sender.counters().packets_sent).sum();
+        let received = self.flows.iter().map(|f| f.receiver.received()).sum();
+        let mut forward_links = vec![BOTTLENECK_FWD as u32];
+        for f in &self.flows {
+            forward_links.push(f.paths[0][0]);
+            forward_links.push(f.paths[0][2]);
+        }
+        let (mut dropped, mut in_network) = (0, 0);
+        for l in forward_links {
+            let link = &self.links[l as usize];
+            let c = link.counters(self.now);
+            dropped += c.drops + c.error_drops;
+            in_network += (link.queue_packets() + link.in_transit()) as u64;
+        }
+        (sent, received, dropped, in_network)
+    }
+
+    /// Congestion windows of all flows (for invariant checks).
+    pub fn cwnds(&self) -> Vec<u32> {
+        self.flows.iter().map(|f| f.sender.cc().cwnd()).collect()
+    }
+}

@@ -1,0 +1,122 @@
+//! What a run reports: the summary over the measurement window and the sampled time series.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowSummary {
+    pub flow: u32,
+    pub cc: String,
+    /// Payload delivered in order to the application, bit/s.
+    pub goodput_bps: f64,
+    /// Packets delivered in order times the packet size on the wire, bit/s (seed 000's tables).
+    pub delivered_bps: f64,
+    pub loss_events: u64,
+    pub timeouts: u64,
+    pub retransmissions: u64,
+    pub packets_sent: u64,
+    pub mean_rtt_s: Option<f64>,
+    pub final_cwnd: u32,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct BottleneckSummary {
+    /// Bits put on the wire over capacity, over the measurement window.
+    pub utilization: f64,
+    /// Packets dropped by the queue.
+    pub drops: u64,
+    /// Packets lost to the packet error rate.
+    pub error_drops: u64,
+    /// Time-average of packets waiting (the one on the wire excluded).
+    pub mean_queue_packets: f64,
+    /// Largest queue seen since the start of the run.
+    pub max_queue_packets: u64,
+    pub packets_forwarded: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Summary {
+    pub measure_from_s: f64,
+    pub duration_s: f64,
+    /// Simulated time reached (equals duration_s once the run is complete).
+    pub now_s: f64,
+    pub events: u64,
+    pub flows: Vec<FlowSummary>,
+    pub bottleneck: BottleneckSummary,
+    /// Jain's fairness index of the flows' goodputs, (sum g)^2 / (n sum g^2).
+    pub jain_index: f64,
+}
+
+pub fn jain_index(values: &[f64]) -> f64 {
+    let sum: f64 = values.iter().sum();
+    let sum_sq: f64 = values.iter().map(|v| v * v).sum();
+    if sum_sq == 0.0 {
+        return 1.0;
+    }
+    sum * sum / (values.len() as f64 * sum_sq)
+}
+
+/// Sampled per-flow state, columnar. Algorithm-specific columns are padded with NaN where absent.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FlowSeries {
+    pub time_s: Vec<f64>,
+    pub flow: Vec<u32>,
+    pub cwnd: Vec<u32>,
+    pub ssthresh: Vec<u32>,
+    pub srtt_s: Vec<f64>,
+    pub rtt_s: Vec<f64>,
+    pub in_flight: Vec<u32>,
+    pub delivered: Vec<u64>,
+    pub cc: BTreeMap<String, Vec<f64>>,
+}
+
+impl FlowSeries {
+    /// Append an algorithm-state value to the current row (call after pushing the fixed columns).
+    pub fn push_cc(&mut self, name: &str, value: f64) {
+        let rows = self.time_s.len();
+        let col = self.cc.entry(format!("cc_{name}")).or_default();
+        col.resize(rows - 1, f64::NAN);
+        col.push(value);
+    }
+    /// Pad the algorithm columns to the row count.
+    pub fn finish_row(&mut self) {
+        let rows = self.time_s.len();
+        for col in self.cc.values_mut() {
+            col.resize(rows, f64::NAN);
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct QueueSeries {
+    pub time_s: Vec<f64>,
+    pub queue_packets: Vec<u64>,
+    pub queue_bytes: Vec<u64>,
+    /// Cumulative queue drops at the bottleneck.
+    pub drops: Vec<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_bounds() {
+        assert_eq!(jain_index(&[5.0, 5.0, 5.0]), 1.0);
+        assert_eq!(jain_index(&[1.0, 0.0]), 0.5);
+        assert!((jain_index(&[3.0, 1.0]) - 0.8).abs() < 1e-12); // 16 / (2 * 10)
+    }
+
+    #[test]
+    fn cc_columns_are_padded() {
+        let mut s = FlowSeries::default();
+        s.time_s.push(0.0);
+        s.finish_row();
+        s.time_s.push(1.0);
+        s.push_cc("w_max", 3.0);
+        s.finish_row();
+        let col = &s.cc["cc_w_max"];
+        assert!(col[0].is_nan());
+        assert_eq!(col[1], 3.0);
+    }
+}

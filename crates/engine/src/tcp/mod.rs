@@ -1,0 +1,8 @@
+//! TCP endpoints: a bulk sender with a SACK scoreboard and a receiver, both sans-IO.
+pub mod receiver;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
+
+#[cfg(test)]
+mod sender_tests;

@@ -1,0 +1,256 @@
+//! TCP receiver: cumulative ACKs with SACK blocks (RFC 2018), delayed ACKs as an option.
+//!
+//! Without delayed ACKs (the default, like ns-2's `TCPSink/Sack1`) every data packet is acknowledged at
+//! once. With them, every second in-order packet is acknowledged, or after 100 ms (ns-2 `DelAck`
+//! interval); out-of-order data and data filling a hole are acknowledged at once (RFC 5681 section 4.2).
+
+use crate::net::packet::{Direction, Packet, Payload, SeqRange, MAX_SACK_BLOCKS};
+use crate::time::{SimDuration, SimTime};
+
+pub const DELAYED_ACK_TIMEOUT: SimDuration = SimDuration::from_millis(100);
+
+pub struct Receiver {
+    flow: u32,
+    ack_size: u32,
+    delayed_ack: bool,
+    /// Next segment expected in order.
+    rcv_nxt: u64,
+    /// Segments received above rcv_nxt: sorted, disjoint, not adjacent.
+    out_of_order: Vec<SeqRange>,
+    /// Segments that identify the most recently reported SACK blocks, newest first (RFC 2018 section 4).
+    recent: [Option<u64>; MAX_SACK_BLOCKS],
+    /// In-order packets not yet acknowledged (delayed ACKs).
+    unacked: u32,
+    /// Send time echoed in the next ACK and whether that packet was a retransmission.
+    echo: (SimTime, bool),
+    delack_deadline: Option<SimTime>,
+    /// Packets delivered in order to the application.
+    delivered: u64,
+    /// Data packets received that were already received (spurious retransmissions).
+    duplicates: u64,
+    /// Every data packet that reached the receiver.
+    received: u64,
+}
+
+impl Receiver {
+    pub fn new(flow: u32, ack_size: u32, delayed_ack: bool) -> Self {
+        Receiver {
+            flow,
+            ack_size,
+            delayed_ack,
+            rcv_nxt: 0,
+            out_of_order: Vec::new(),
+            recent: [None; MAX_SACK_BLOCKS],
+            unacked: 0,
+            echo: (SimTime::ZERO, false),
+            delack_deadline: None,
+            delivered: 0,
+            duplicates: 0,
+            received: 0,
+        }
+    }
+
+    pub fn delivered(&self) -> u64 {
+        self.delivered
+    }
+    pub fn duplicates(&self) -> u64 {
+        self.duplicates
+    }
+    pub fn received(&self) -> u64 {
+        self.received
+    }
+    pub fn timer_deadline(&self) -> Option<SimTime> {
+        self.delack_deadline
+    }
+
+    pub fn on_data(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
+        let Payload::Data { seq, retransmission } = pkt.payload else { return };
+        self.received += 1;
+        let was_in_order = seq == self.rcv_nxt && self.out_of_order.is_empty();
+        if seq < self.rcv_nxt || self.contains(seq) {
+            self.duplicates += 1;
+            self.echo = (pkt.sent_at, retransmission);
+            self.send_ack(out);
+            return;
+        }
+        if seq == self.rcv_nxt {
+            self.rcv_nxt += 1;
+            // A filled hole releases the contiguous out-of-order data behind it.
+            if let Some(first) = self.out_of_order.first() {
+                if first.start == self.rcv_nxt {
+                    self.rcv_nxt = first.end;
+                    self.out_of_order.remove(0);
+                }
+            }
+        } else {
+            self.insert_out_of_order(seq);
+            self.recent.rotate_right(1);
+            self.recent[0] = Some(seq);
+        }
+        self.delivered = self.rcv_nxt;
+
+        if self.delayed_ack && was_in_order {
+            // RFC 7323 echoes the oldest unacknowledged packet's time stamp when ACKs are delayed.
+            if self.unacked == 0 {
+                self.echo = (pkt.sent_at, retransmission);
+            }
+            self.unacked += 1;
+            if self.unacked >= 2 {
+                self.send_ack(out);
+            } else if self.delack_deadline.is_none() {
+                self.delack_deadline = Some(now + DELAYED_ACK_TIMEOUT);
+            }
+        } else {
+            self.echo = (pkt.sent_at, retransmission);
+            self.send_ack(out);
+        }
+    }
+
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if self.delack_deadline.is_some_and(|d| d <= now) && self.unacked > 0 {
+            self.send_ack(out);
+        }
+        if self.delack_deadline.is_some_and(|d| d <= now) {
+            self.delack_deadline = None;
+        }
+    }
+
+    fn contains(&self, seq: u64) -> bool {
+        let i = self.out_of_order.partition_point(|r| r.end <= seq);
+        i < self.out_of_order.len() && self.out_of_order[i].start <= seq
+    }
+
+    fn insert_out_of_order(&mut self, seq: u64) {
+        let blocks = &mut self.out_of_order;
+        // Common case: the newest data extends the highest block.
+        if let Some(last) = blocks.last_mut() {
+            if last.end == seq {
+                last.end += 1;
+                return;
+            }
+        }
+        let i = blocks.partition_point(|r| r.end < seq);
+        let joins_left = i < blocks.len() && blocks[i].end == seq;
+        let joins_right_at = if joins_left { i + 1 } else { i };
+        let joins_right = joins_right_at < blocks.len() && blocks[joins_right_at].start == seq + 1;
+        match (joins_left, joins_right) {
+            (true, true) => {
+                blocks[i].end = blocks[i + 1].end;
+                blocks.remove(i + 1);
+            }
+            (true, false) => blocks[i].end = seq + 1,
+            (false, true) => blocks[i].start = seq,
+            (false, false) => blocks.insert(i, SeqRange { start: seq, end: seq + 1 }),
+        }
+    }
+
+    fn block_containing(&self, seq: u64) -> Option<SeqRange> {
+        if seq < self.rcv_nxt {
+            return None;
+        }
+        let i = self.out_of_order.partition_point(|r| r.end <= seq);
+        self.out_of_order.get(i).copied().filter(|r| r.start <= seq)
+    }
+
+    fn send_ack(&mut self, out: &mut Vec<Packet>) {
+        let mut blocks = [SeqRange::default(); MAX_SACK_BLOCKS];
+        let mut n = 0;
+        for seq in self.recent.iter().flatten() {
+            if let Some(block) = self.block_containing(*seq) {
+                if !blocks[..n].contains(&block) {
+                    blocks[n] = block;
+                    n += 1;
+                }
+            }
+        }
+        self.unacked = 0;
+        self.delack_deadline = None;
+        out.push(Packet {
+            flow: self.flow,
+            dir: Direction::Reverse,
+            hop: 0,
+            size: self.ack_size,
+            sent_at: self.echo.0,
+            payload: Payload::ack(self.rcv_nxt, &blocks[..n], self.echo.1),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(seq: u64) -> Packet {
+        Packet {
+            flow: 0,
+            dir: Direction::Forward,
+            hop: 0,
+            size: 1500,
+            sent_at: SimTime(seq),
+            payload: Payload::Data { seq, retransmission: false },
+        }
+    }
+    fn ack_of(p: &Packet) -> (u64, Vec<(u64, u64)>) {
+        match p.payload {
+            Payload::Ack { cum_ack, .. } => (cum_ack, p.payload.sack_blocks().map(|r| (r.start, r.end)).collect()),
+            _ => panic!("not an ACK"),
+        }
+    }
+
+    #[test]
+    fn in_order_data_is_acked_cumulatively_without_sack() {
+        let mut r = Receiver::new(0, 40, false);
+        let mut out = vec![];
+        for s in 0..3 {
+            r.on_data(SimTime(0), &data(s), &mut out);
+        }
+        assert_eq!(out.iter().map(ack_of).collect::<Vec<_>>(), vec![(1, vec![]), (2, vec![]), (3, vec![])]);
+        assert_eq!(r.delivered(), 3);
+    }
+
+    #[test]
+    fn holes_produce_sack_blocks_most_recent_first() {
+        // 0 arrives, 1 is lost, 2-3 arrive, 4 is lost, 5 arrives: SACK (5,6) then (2,4).
+        let mut r = Receiver::new(0, 40, false);
+        let mut out = vec![];
+        for s in [0, 2, 3, 5] {
+            r.on_data(SimTime(0), &data(s), &mut out);
+        }
+        assert_eq!(ack_of(&out[3]), (1, vec![(5, 6), (2, 4)]));
+        // The retransmission of 1 fills the first hole: cumulative ACK 4, SACK (5,6) still reported.
+        r.on_data(SimTime(0), &data(1), &mut out);
+        assert_eq!(ack_of(&out[4]), (4, vec![(5, 6)]));
+        r.on_data(SimTime(0), &data(4), &mut out);
+        assert_eq!(ack_of(&out[5]), (6, vec![]));
+        assert_eq!(r.delivered(), 6);
+    }
+
+    #[test]
+    fn delayed_acks_ack_every_second_packet_or_after_the_timer() {
+        let mut r = Receiver::new(0, 40, true);
+        let mut out = vec![];
+        r.on_data(SimTime(0), &data(0), &mut out);
+        assert!(out.is_empty());
+        assert_eq!(r.timer_deadline(), Some(SimTime(0) + DELAYED_ACK_TIMEOUT));
+        r.on_data(SimTime(1), &data(1), &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(ack_of(&out[0]).0, 2);
+        r.on_data(SimTime(2), &data(2), &mut out);
+        r.on_timer(SimTime(2) + DELAYED_ACK_TIMEOUT, &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(ack_of(&out[1]).0, 3);
+        // Out-of-order data is acknowledged at once.
+        r.on_data(SimTime(3), &data(5), &mut out);
+        assert_eq!(out.len(), 3);
+    }
+
+    #[test]
+    fn duplicates_are_counted_and_acked() {
+        let mut r = Receiver::new(0, 40, false);
+        let mut out = vec![];
+        r.on_data(SimTime(0), &data(0), &mut out);
+        r.on_data(SimTime(0), &data(0), &mut out);
+        assert_eq!(r.duplicates(), 1);
+        assert_eq!(out.len(), 2);
+    }
+}

@@ -1,0 +1,117 @@
+//! Round-trip time estimation and the retransmission timeout (RFC 6298).
+//!
+//! SRTT/RTTVAR use the RFC's gains (1/8, 1/4) on integer nanoseconds; RTO = SRTT + 4 RTTVAR, at least
+//! `rto_min` (200 ms by default, the Linux and ns-2 minimum) and at most 60 s. A timeout doubles the RTO
+//! (exponential back-off) and the doubling is kept until a valid sample arrives (Karn's algorithm: the
+//! sender never offers samples from retransmitted segments).
+
+use crate::time::SimDuration;
+
+pub const MAX_RTO: SimDuration = SimDuration::from_secs(60);
+/// RFC 6298 (2.1): RTO before the first sample.
+pub const INITIAL_RTO: SimDuration = SimDuration::from_secs(1);
+
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    srtt: Option<SimDuration>,
+    rttvar: SimDuration,
+    min_rtt: Option<SimDuration>,
+    latest: Option<SimDuration>,
+    rto_min: SimDuration,
+    /// Number of back-offs since the last valid sample.
+    backoff: u32,
+}
+
+impl RttEstimator {
+    pub fn new(rto_min: SimDuration) -> Self {
+        RttEstimator { srtt: None, rttvar: SimDuration::ZERO, min_rtt: None, latest: None, rto_min, backoff: 0 }
+    }
+
+    pub fn on_sample(&mut self, r: SimDuration) {
+        match self.srtt {
+            None => {
+                // (2.2) first measurement.
+                self.srtt = Some(r);
+                self.rttvar = SimDuration(r.0 / 2);
+            }
+            Some(srtt) => {
+                // (2.3) RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R|, then SRTT <- 7/8 SRTT + 1/8 R.
+                let err = srtt.0.abs_diff(r.0);
+                self.rttvar = SimDuration((3 * self.rttvar.0 + err) / 4);
+                self.srtt = Some(SimDuration((7 * srtt.0 + r.0) / 8));
+            }
+        }
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.latest = Some(r);
+        self.backoff = 0;
+    }
+
+    /// (5.5) back off after a timeout.
+    pub fn back_off(&mut self) {
+        self.backoff = (self.backoff + 1).min(16);
+    }
+
+    /// Current RTO including back-off.
+    pub fn rto(&self) -> SimDuration {
+        let base = match self.srtt {
+            None => INITIAL_RTO,
+            Some(srtt) => (srtt + self.rttvar.saturating_mul(4)).max(self.rto_min),
+        };
+        base.saturating_mul(1u64 << self.backoff).min(MAX_RTO)
+    }
+
+    pub fn srtt(&self) -> Option<SimDuration> {
+        self.srtt
+    }
+    pub fn min_rtt(&self) -> Option<SimDuration> {
+        self.min_rtt
+    }
+    pub fn latest(&self) -> Option<SimDuration> {
+        self.latest
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: u64) -> SimDuration {
+        SimDuration::from_millis(v)
+    }
+
+    #[test]
+    fn first_sample_then_smoothing_per_rfc_6298() {
+        let mut e = RttEstimator::new(ms(200));
+        assert_eq!(e.rto(), INITIAL_RTO);
+        // R = 100 ms: SRTT 100, RTTVAR 50, RTO = 100 + 200 = 300 ms.
+        e.on_sample(ms(100));
+        assert_eq!(e.rto(), ms(300));
+        // R = 200 ms: RTTVAR = 3/4 50 + 1/4 100 = 62.5; SRTT = 7/8 100 + 1/8 200 = 112.5; RTO = 362.5 ms.
+        e.on_sample(ms(200));
+        assert_eq!(e.rto(), SimDuration(362_500_000));
+    }
+
+    #[test]
+    fn rto_has_a_minimum() {
+        // R = 10 ms: 10 + 4 * 5 = 30 ms, raised to the 200 ms minimum.
+        let mut e = RttEstimator::new(ms(200));
+        e.on_sample(ms(10));
+        assert_eq!(e.rto(), ms(200));
+    }
+
+    #[test]
+    fn back_off_doubles_until_a_new_sample_and_is_capped() {
+        let mut e = RttEstimator::new(ms(200));
+        e.on_sample(ms(100));
+        e.back_off();
+        assert_eq!(e.rto(), ms(600));
+        e.back_off();
+        assert_eq!(e.rto(), ms(1200));
+        for _ in 0..20 {
+            e.back_off();
+        }
+        assert_eq!(e.rto(), MAX_RTO);
+        e.on_sample(ms(100));
+        assert!(e.rto() < ms(400));
+    }
+}

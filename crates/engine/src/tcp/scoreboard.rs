@@ -1,0 +1,350 @@
+//! The sender's scoreboard: per-segment state of everything sent and not yet cumulatively acknowledged,
+//! and the counters that make `pipe` O(1) (RFC 6675 section 2; Linux `packets_out`, `sacked_out`,
+//! `lost_out`, `retrans_out`).
+//!
+//! pipe = packets_out - (sacked_out + lost_out) + retrans_out: a lost segment leaves the network, its
+//! retransmission re-enters it. Every update is amortised O(1) per segment: SACK blocks are merged into
+//! an interval set so repeated blocks cost nothing, and the loss-marking and retransmission cursors only
+//! move forward.
+
+use crate::net::packet::SeqRange;
+use crate::time::SimTime;
+use std::collections::VecDeque;
+
+const SACKED: u8 = 1;
+const LOST: u8 = 2;
+/// A retransmission of this segment is in flight.
+const RETRANS: u8 = 4;
+/// This segment has been retransmitted at least once (Karn's rule).
+const EVER_RETRANS: u8 = 8;
+
+/// RFC 6675 DupThresh.
+pub const DUP_THRESH: u64 = 3;
+
+#[derive(Copy, Clone, Debug)]
+struct Segment {
+    sent_at: SimTime,
+    flags: u8,
+}
+
+#[derive(Debug, Default)]
+pub struct Scoreboard {
+    snd_una: u64,
+    segs: VecDeque<Segment>,
+    /// SACKed ranges above snd_una: sorted, disjoint, not adjacent.
+    sacked: Vec<SeqRange>,
+    pub sacked_out: u32,
+    pub lost_out: u32,
+    pub retrans_out: u32,
+    /// Loss marking by SACK has examined every segment below this.
+    lost_mark_pos: u64,
+    /// No segment below this is waiting for a retransmission.
+    rxt_pos: u64,
+    /// One past the highest segment marked lost.
+    lost_high: u64,
+}
+
+impl Scoreboard {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_una + self.segs.len() as u64
+    }
+    pub fn packets_out(&self) -> u32 {
+        self.segs.len() as u32
+    }
+    /// RFC 6675 pipe / Linux `tcp_packets_in_flight`.
+    pub fn in_flight(&self) -> u32 {
+        (self.packets_out() + self.retrans_out).saturating_sub(self.sacked_out + self.lost_out)
+    }
+
+    fn seg(&self, seq: u64) -> &Segment {
+        &self.segs[(seq - self.snd_una) as usize]
+    }
+    fn seg_mut(&mut self, seq: u64) -> &mut Segment {
+        let i = (seq - self.snd_una) as usize;
+        &mut self.segs[i]
+    }
+
+    pub fn sent_at(&self, seq: u64) -> SimTime {
+        self.seg(seq).sent_at
+    }
+    pub fn is_lost(&self, seq: u64) -> bool {
+        self.seg(seq).flags & LOST != 0
+    }
+
+    /// Record the first transmission of the next new segment; returns its number.
+    pub fn push_new(&mut self, now: SimTime) -> u64 {
+        let seq = self.snd_nxt();
+        self.segs.push_back(Segment { sent_at: now, flags: 0 });
+        seq
+    }
+
+    /// Record a retransmission of `seq`.
+    pub fn on_retransmit(&mut self, seq: u64, now: SimTime) {
+        let s = self.seg_mut(seq);
+        debug_assert!(s.flags & (RETRANS | SACKED) == 0);
+        s.flags |= RETRANS | EVER_RETRANS;
+        s.sent_at = now;
+        self.retrans_out += 1;
+    }
+
+    /// Cumulative ACK up to (not including) `cum_ack`. Returns the number of newly acknowledged segments
+    /// and whether any of them had ever been retransmitted.
+    pub fn advance(&mut self, cum_ack: u64) -> (u32, bool) {
+        let cum_ack = cum_ack.min(self.snd_nxt());
+        let mut acked = 0;
+        let mut any_retransmitted = false;
+        while self.snd_una < cum_ack {
+            let s = self.segs.pop_front().expect("segment below snd_nxt");
+            if s.flags & SACKED != 0 {
+                self.sacked_out -= 1;
+            }
+            if s.flags & LOST != 0 {
+                self.lost_out -= 1;
+            }
+            if s.flags & RETRANS != 0 {
+                self.retrans_out -= 1;
+            }
+            any_retransmitted |= s.flags & EVER_RETRANS != 0;
+            self.snd_una += 1;
+            acked += 1;
+        }
+        // Drop SACK ranges now below snd_una.
+        let una = self.snd_una;
+        self.sacked.retain_mut(|r| {
+            r.start = r.start.max(una);
+            r.end > r.start
+        });
+        self.lost_mark_pos = self.lost_mark_pos.max(una);
+        self.rxt_pos = self.rxt_pos.max(una);
+        (acked, any_retransmitted)
+    }
+
+    /// Merge one SACK block; returns the number of newly SACKed segments.
+    pub fn add_sack(&mut self, block: SeqRange) -> u32 {
+        let start = block.start.max(self.snd_una);
+        let end = block.end.min(self.snd_nxt());
+        if start >= end {
+            return 0;
+        }
+        // Ranges that overlap or touch [start, end).
+        let first = self.sacked.partition_point(|r| r.end < start);
+        let mut last = first;
+        let mut newly = 0;
+        let mut cursor = start;
+        while last < self.sacked.len() && self.sacked[last].start <= end {
+            let r = self.sacked[last];
+            if r.start > cursor {
+                newly += self.mark_sacked(cursor, r.start.min(end));
+            }
+            cursor = cursor.max(r.end);
+            last += 1;
+        }
+        if cursor < end {
+            newly += self.mark_sacked(cursor, end);
+        }
+        let merged = if first < last {
+            SeqRange { start: start.min(self.sacked[first].start), end: end.max(self.sacked[last - 1].end) }
+        } else {
+            SeqRange { start, end }
+        };
+        self.sacked.splice(first..last, std::iter::once(merged));
+        newly
+    }
+
+    fn mark_sacked(&mut self, from: u64, to: u64) -> u32 {
+        for seq in from..to {
+            let s = self.seg_mut(seq);
+            let flags = s.flags;
+            s.flags = (flags | SACKED) & !(LOST | RETRANS);
+            if flags & LOST != 0 {
+                self.lost_out -= 1;
+            }
+            if flags & RETRANS != 0 {
+                self.retrans_out -= 1;
+            }
+        }
+        self.sacked_out += (to - from) as u32;
+        (to - from) as u32
+    }
+
+    /// RFC 6675 IsLost: a segment is lost once DupThresh segments above it are SACKed. Marks every such
+    /// segment not yet marked; returns how many were newly marked.
+    pub fn mark_lost_by_sack(&mut self) -> u32 {
+        // Find the DupThresh-th highest SACKed segment.
+        let mut need = DUP_THRESH;
+        let mut boundary = None;
+        for r in self.sacked.iter().rev() {
+            if r.len() >= need {
+                boundary = Some(r.end - need);
+                break;
+            }
+            need -= r.len();
+        }
+        let Some(boundary) = boundary else { return 0 };
+        let mut marked = 0;
+        let from = self.lost_mark_pos.max(self.snd_una);
+        for seq in from..boundary {
+            let s = self.seg_mut(seq);
+            if s.flags & (SACKED | LOST) == 0 {
+                s.flags |= LOST;
+                marked += 1;
+            }
+        }
+        if marked > 0 {
+            self.lost_out += marked;
+            self.lost_high = self.lost_high.max(boundary);
+            self.rxt_pos = self.rxt_pos.min(from);
+        }
+        self.lost_mark_pos = self.lost_mark_pos.max(boundary);
+        marked
+    }
+
+    /// Mark one segment lost (NewReno fast retransmit and partial ACKs).
+    pub fn mark_lost(&mut self, seq: u64) {
+        let s = self.seg_mut(seq);
+        if s.flags & (SACKED | LOST | RETRANS) == 0 {
+            s.flags |= LOST;
+            self.lost_out += 1;
+            self.lost_high = self.lost_high.max(seq + 1);
+            self.rxt_pos = self.rxt_pos.min(seq);
+        }
+    }
+
+    /// Retransmission timeout: every segment not SACKed is lost, and retransmissions in flight are
+    /// presumed lost too (RFC 6675 section 5.1; Linux `tcp_enter_loss`).
+    pub fn mark_all_lost(&mut self) {
+        let mut lost = 0;
+        for s in self.segs.iter_mut() {
+            if s.flags & SACKED == 0 {
+                s.flags = (s.flags | LOST) & !RETRANS;
+                lost += 1;
+            }
+        }
+        self.lost_out = lost;
+        self.retrans_out = 0;
+        self.rxt_pos = self.snd_una;
+        self.lost_high = self.snd_nxt();
+        self.lost_mark_pos = self.snd_nxt();
+    }
+
+    /// The lowest lost segment that has no retransmission in flight (RFC 6675 NextSeg rule 1).
+    pub fn next_retransmit(&mut self) -> Option<u64> {
+        let end = self.lost_high.min(self.snd_nxt());
+        while self.rxt_pos < end {
+            let seq = self.rxt_pos;
+            if self.seg(seq).flags & (LOST | RETRANS | SACKED) == LOST {
+                return Some(seq);
+            }
+            self.rxt_pos += 1;
+        }
+        None
+    }
+
+    /// NewReno without SACK: Linux's emulation counts each duplicate ACK as one SACKed segment
+    /// (`tcp_add_reno_sack`) and takes them back on cumulative ACKs (`tcp_remove_reno_sacks`).
+    pub fn set_emulated_sacked(&mut self, sacked: u32) {
+        self.sacked_out = sacked.min(self.packets_out().saturating_sub(self.lost_out));
+    }
+
+    /// Highest SACKed segment + 1, or snd_una.
+    pub fn highest_sacked_end(&self) -> u64 {
+        self.sacked.last().map_or(self.snd_una, |r| r.end)
+    }
+
+    /// Consistency check used by tests: counters agree with the per-segment flags.
+    pub fn check_invariants(&self) {
+        let count = |f: u8| self.segs.iter().filter(|s| s.flags & f != 0).count() as u32;
+        if !self.sacked.is_empty() || self.sacked_out == count(SACKED) {
+            assert_eq!(self.sacked_out, count(SACKED), "sacked_out");
+        }
+        assert_eq!(self.lost_out, count(LOST), "lost_out");
+        assert_eq!(self.retrans_out, count(RETRANS), "retrans_out");
+        assert!(self.in_flight() <= self.packets_out() + self.retrans_out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board_with(n: u64) -> Scoreboard {
+        let mut sb = Scoreboard::new();
+        for _ in 0..n {
+            sb.push_new(SimTime(0));
+        }
+        sb
+    }
+    fn r(start: u64, end: u64) -> SeqRange {
+        SeqRange { start, end }
+    }
+
+    #[test]
+    fn repeated_and_overlapping_sack_blocks_count_once() {
+        let mut sb = board_with(20);
+        assert_eq!(sb.add_sack(r(5, 8)), 3);
+        assert_eq!(sb.add_sack(r(5, 9)), 1);
+        assert_eq!(sb.add_sack(r(12, 14)), 2);
+        assert_eq!(sb.add_sack(r(4, 15)), 5); // fills 4, 9..12 and 14
+        assert_eq!(sb.sacked_out, 11);
+        assert_eq!(sb.sacked, vec![r(4, 15)]);
+        sb.check_invariants();
+    }
+
+    #[test]
+    fn is_lost_needs_three_sacked_segments_above() {
+        // Segments 0..10 out; 0 is lost; 1 and 2 SACKed: not enough. 3 SACKed: 0 is lost.
+        let mut sb = board_with(10);
+        sb.add_sack(r(1, 3));
+        assert_eq!(sb.mark_lost_by_sack(), 0);
+        sb.add_sack(r(3, 4));
+        assert_eq!(sb.mark_lost_by_sack(), 1);
+        assert!(sb.is_lost(0));
+        // pipe: 10 out - 3 SACKed - 1 lost = 6.
+        assert_eq!(sb.in_flight(), 6);
+        assert_eq!(sb.next_retransmit(), Some(0));
+        sb.on_retransmit(0, SimTime(1));
+        assert_eq!(sb.in_flight(), 7);
+        assert_eq!(sb.next_retransmit(), None);
+        sb.check_invariants();
+    }
+
+    #[test]
+    fn several_holes_in_one_window_are_all_marked_and_retransmitted_in_order() {
+        // 0..20 out; 2, 5 and 9 lost; everything else up to 19 SACKed (ACKs cover 0 and 1 cumulatively).
+        let mut sb = board_with(20);
+        sb.advance(2);
+        sb.add_sack(r(3, 5));
+        sb.add_sack(r(6, 9));
+        sb.add_sack(r(10, 20));
+        assert_eq!(sb.mark_lost_by_sack(), 3);
+        let mut order = vec![];
+        while let Some(seq) = sb.next_retransmit() {
+            sb.on_retransmit(seq, SimTime(1));
+            order.push(seq);
+        }
+        assert_eq!(order, vec![2, 5, 9]);
+        // The retransmission of 2 arrives: cumulative ACK jumps to 5.
+        let (acked, rexmit) = sb.advance(5);
+        assert_eq!((acked, rexmit), (3, true));
+        assert_eq!((sb.lost_out, sb.retrans_out), (2, 2));
+        sb.check_invariants();
+    }
+
+    #[test]
+    fn timeout_marks_everything_not_sacked_lost() {
+        let mut sb = board_with(6);
+        sb.add_sack(r(4, 5));
+        sb.mark_lost(0);
+        sb.on_retransmit(0, SimTime(1));
+        sb.mark_all_lost();
+        assert_eq!((sb.lost_out, sb.retrans_out, sb.in_flight()), (5, 0, 0));
+        assert_eq!(sb.next_retransmit(), Some(0));
+        sb.check_invariants();
+    }
+}

@@ -1,0 +1,323 @@
+//! A bulk-data TCP sender as a sans-IO state machine: it is handed ACKs and timer expiries with `now`,
+//! and answers with the packets to send (appended to `out`) and its next deadline (`timer_deadline`).
+//!
+//! Loss recovery follows RFC 6675 (SACK) by default, or RFC 6582 (NewReno) when SACK is off, on Linux's
+//! state machine: Open -> Recovery on fast retransmit, -> Loss on a retransmission timeout. The window
+//! belongs to the congestion-control algorithm; the sender only reads it.
+
+use crate::cc::{AckSample, CongestionControl, CongestionEvent};
+use crate::net::packet::{Direction, Packet, Payload};
+use crate::tcp::rtt::RttEstimator;
+use crate::tcp::scoreboard::{Scoreboard, DUP_THRESH};
+use crate::time::{SimDuration, SimTime};
+use serde::{Deserialize, Serialize};
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recovery {
+    /// SACK-based loss recovery (RFC 6675).
+    Sack,
+    /// NewReno partial-ACK recovery without SACK (RFC 6582).
+    Newreno,
+}
+
+#[derive(Clone, Debug)]
+pub struct SenderConfig {
+    pub flow: u32,
+    /// Bytes on the wire of a data packet.
+    pub packet_size: u32,
+    pub recovery: Recovery,
+    pub rto_min: SimDuration,
+    /// Receiver window in packets.
+    pub rwnd: u64,
+    /// No new data is sent from this time on.
+    pub stop: Option<SimTime>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CaState {
+    Open,
+    Recovery,
+    Loss,
+}
+
+/// Cumulative counters of one sender.
+#[derive(Clone, Debug, Default)]
+pub struct SenderCounters {
+    /// Data packets handed to the network, retransmissions included.
+    pub packets_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    /// Fast-recovery episodes entered.
+    pub loss_events: u64,
+    pub rtt_samples: u64,
+    pub rtt_sum_ns: u128,
+}
+
+pub struct Sender {
+    cfg: SenderConfig,
+    cc: Box<dyn CongestionControl>,
+    sb: Scoreboard,
+    rtt: RttEstimator,
+    state: CaState,
+    /// Recovery point: recovery ends when everything up to here is cumulatively acknowledged.
+    recover: u64,
+    dupacks: u32,
+    /// NewReno mode: duplicate ACKs standing in for SACKed segments.
+    emulated_sacked: u32,
+    started: bool,
+    rto_deadline: Option<SimTime>,
+    counters: SenderCounters,
+}
+
+impl Sender {
+    pub fn new(cfg: SenderConfig, cc: Box<dyn CongestionControl>) -> Self {
+        Sender {
+            rtt: RttEstimator::new(cfg.rto_min),
+            cfg,
+            cc,
+            sb: Scoreboard::new(),
+            state: CaState::Open,
+            recover: 0,
+            dupacks: 0,
+            emulated_sacked: 0,
+            started: false,
+            rto_deadline: None,
+            counters: SenderCounters::default(),
+        }
+    }
+
+    pub fn cc(&self) -> &dyn CongestionControl {
+        self.cc.as_ref()
+    }
+    pub fn state(&self) -> CaState {
+        self.state
+    }
+    pub fn counters(&self) -> &SenderCounters {
+        &self.counters
+    }
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    pub fn in_flight(&self) -> u32 {
+        self.sb.in_flight()
+    }
+    pub fn packets_out(&self) -> u32 {
+        self.sb.packets_out()
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.sb.snd_una()
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.sb.snd_nxt()
+    }
+    /// When the sender next needs `on_timer` (the retransmission timer).
+    pub fn timer_deadline(&self) -> Option<SimTime> {
+        self.rto_deadline
+    }
+    #[cfg(test)]
+    pub fn scoreboard(&self) -> &Scoreboard {
+        &self.sb
+    }
+
+    /// The application starts writing: send the initial window.
+    pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.started = true;
+        self.send_what_is_allowed(now, out);
+    }
+
+    pub fn on_ack(&mut self, now: SimTime, ack: &Packet, out: &mut Vec<Packet>) {
+        let Payload::Ack { cum_ack, echo_retransmission, .. } = ack.payload else {
+            return;
+        };
+        let echo = ack.sent_at;
+        let prior_in_flight = self.sb.in_flight();
+        let prior_state = self.state;
+        let packets_out_before = self.sb.packets_out();
+
+        let (acked, _) = if cum_ack > self.sb.snd_una() { self.sb.advance(cum_ack) } else { (0, false) };
+        let mut newly_sacked = 0;
+        if self.cfg.recovery == Recovery::Sack {
+            for block in ack.payload.sack_blocks() {
+                newly_sacked += self.sb.add_sack(block);
+            }
+        }
+
+        // Duplicate ACK: acknowledges nothing new while data is outstanding (RFC 5681 section 2).
+        if acked == 0 && packets_out_before > 0 && cum_ack == self.sb.snd_una() {
+            self.dupacks += 1;
+        } else if acked > 0 {
+            self.dupacks = 0;
+        }
+
+        // RTT sample, Karn's rule: never from a retransmitted segment.
+        let mut rtt_sample = None;
+        if (acked > 0 || newly_sacked > 0) && !echo_retransmission {
+            let r = now.since(echo);
+            self.rtt.on_sample(r);
+            self.counters.rtt_samples += 1;
+            self.counters.rtt_sum_ns += r.0 as u128;
+            rtt_sample = Some(r);
+        }
+
+        if self.cfg.recovery == Recovery::Newreno {
+            if acked == 0 && packets_out_before > 0 && cum_ack == self.sb.snd_una() {
+                self.emulated_sacked += 1;
+            } else if acked > 0 {
+                self.emulated_sacked -= (acked - 1).min(self.emulated_sacked);
+            }
+            self.sb.set_emulated_sacked(self.emulated_sacked);
+        } else {
+            self.sb.mark_lost_by_sack();
+        }
+
+        if acked > 0 || newly_sacked > 0 {
+            let sample = AckSample {
+                now,
+                acked,
+                sacked: newly_sacked,
+                rtt: rtt_sample,
+                srtt: self.rtt.srtt(),
+                min_rtt: self.rtt.min_rtt(),
+                prior_in_flight,
+                in_flight: self.sb.in_flight(),
+                cwnd_limited: self.is_cwnd_limited(prior_in_flight),
+                in_recovery: prior_state != CaState::Open,
+            };
+            self.cc.on_ack_sample(&sample);
+            // Linux raises cwnd only outside Recovery (slow start continues in Loss after an RTO).
+            if acked > 0 && prior_state != CaState::Recovery {
+                self.cc.on_ack(&sample);
+            }
+        }
+
+        // State transitions.
+        if self.state != CaState::Open && self.sb.snd_una() > self.recover {
+            if self.state == CaState::Recovery {
+                self.cc.on_recovery_exit(now);
+            }
+            self.state = CaState::Open;
+            self.dupacks = 0;
+            self.clear_emulated_sacks();
+        }
+        match self.state {
+            CaState::Open => {
+                if self.sb.packets_out() > 0 && (self.sb.lost_out > 0 || self.dupacks as u64 >= DUP_THRESH) {
+                    self.enter_recovery(now, prior_in_flight, out);
+                }
+            }
+            CaState::Recovery => {
+                if acked > 0 && self.cfg.recovery == Recovery::Newreno && self.sb.packets_out() > 0 {
+                    // Partial ACK (RFC 6582 step 5): the next hole is lost too.
+                    let una = self.sb.snd_una();
+                    self.sb.mark_lost(una);
+                }
+            }
+            CaState::Loss => {}
+        }
+
+        // RFC 6298 (5.2, 5.3): stop the timer when all is acknowledged, restart it on new data acknowledged.
+        if self.sb.packets_out() == 0 {
+            self.rto_deadline = None;
+        } else if acked > 0 {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+
+        self.send_what_is_allowed(now, out);
+    }
+
+    /// NewReno mode: duplicate ACKs no longer stand for SACKed segments (SACK mode keeps real SACK state).
+    fn clear_emulated_sacks(&mut self) {
+        if self.cfg.recovery == Recovery::Newreno {
+            self.emulated_sacked = 0;
+            self.sb.set_emulated_sacked(0);
+        }
+    }
+
+    /// Linux 2.6 `tcp_is_cwnd_limited`: the window was (nearly) full, so growing it is meaningful.
+    fn is_cwnd_limited(&self, in_flight: u32) -> bool {
+        let cwnd = self.cc.cwnd();
+        in_flight >= cwnd || cwnd - in_flight <= 3
+    }
+
+    fn enter_recovery(&mut self, now: SimTime, prior_in_flight: u32, out: &mut Vec<Packet>) {
+        let una = self.sb.snd_una();
+        if !self.sb.is_lost(una) && self.dupacks as u64 >= DUP_THRESH {
+            self.sb.mark_lost(una);
+        }
+        self.state = CaState::Recovery;
+        self.recover = self.sb.snd_nxt() - 1;
+        self.counters.loss_events += 1;
+        self.cc.on_congestion_event(&CongestionEvent { now, in_flight: prior_in_flight });
+        // RFC 6675 (4.3) / RFC 6582: the first lost segment is retransmitted at once, whatever cwnd says.
+        if let Some(seq) = self.sb.next_retransmit() {
+            self.retransmit(seq, now, out);
+        }
+    }
+
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let Some(deadline) = self.rto_deadline else { return };
+        if now < deadline {
+            return;
+        }
+        if self.sb.packets_out() == 0 {
+            self.rto_deadline = None;
+            return;
+        }
+        self.counters.timeouts += 1;
+        let first_in_episode = self.state != CaState::Loss;
+        self.cc.on_timeout(now, first_in_episode);
+        self.state = CaState::Loss;
+        self.recover = self.sb.snd_nxt() - 1;
+        self.dupacks = 0;
+        self.clear_emulated_sacks();
+        self.sb.mark_all_lost();
+        self.rtt.back_off();
+        self.rto_deadline = Some(now + self.rtt.rto());
+        self.send_what_is_allowed(now, out);
+    }
+
+    /// RFC 6675 NextSeg, in order: lost segments, then new data, while pipe < cwnd.
+    fn send_what_is_allowed(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if !self.started {
+            return;
+        }
+        let cwnd = self.cc.cwnd();
+        while self.sb.in_flight() < cwnd {
+            if let Some(seq) = self.sb.next_retransmit() {
+                self.retransmit(seq, now, out);
+            } else if self.may_send_new(now) {
+                let seq = self.sb.push_new(now);
+                self.emit(seq, false, now, out);
+            } else {
+                break;
+            }
+        }
+        if self.rto_deadline.is_none() && self.sb.packets_out() > 0 {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+    }
+
+    fn may_send_new(&self, now: SimTime) -> bool {
+        let window_open = self.sb.snd_nxt() - self.sb.snd_una() < self.cfg.rwnd;
+        window_open && self.cfg.stop.map_or(true, |stop| now < stop)
+    }
+
+    fn retransmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
+        self.sb.on_retransmit(seq, now);
+        self.counters.retransmissions += 1;
+        self.emit(seq, true, now, out);
+    }
+
+    fn emit(&mut self, seq: u64, retransmission: bool, now: SimTime, out: &mut Vec<Packet>) {
+        self.counters.packets_sent += 1;
+        out.push(Packet {
+            flow: self.cfg.flow,
+            dir: Direction::Forward,
+            hop: 0,
+            size: self.cfg.packet_size,
+            sent_at: now,
+            payload: Payload::Data { seq, retransmission },
+        });
+    }
+}

@@ -1,0 +1,184 @@
+//! Sender state-machine fixtures, one per TCP situation. The network is scripted by hand: each test says
+//! which segments arrive and checks what the sender emits, with the arithmetic in the comments.
+//! NewReno (packet counting) drives the window so the expected numbers are easy to follow.
+
+use crate::cc::newreno::{NewReno, NewRenoConfig};
+use crate::cc::common::Counting;
+use crate::net::packet::{Direction, Packet, Payload, SeqRange};
+use crate::tcp::sender::{CaState, Recovery, Sender, SenderConfig};
+use crate::time::{SimDuration, SimTime};
+
+fn sender(recovery: Recovery, initial_cwnd: u32) -> Sender {
+    let cfg = SenderConfig {
+        flow: 0,
+        packet_size: 1500,
+        recovery,
+        rto_min: SimDuration::from_millis(200),
+        rwnd: 1 << 30,
+        stop: None,
+    };
+    Sender::new(cfg, Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, initial_cwnd)))
+}
+
+fn ms(v: u64) -> SimTime {
+    SimTime(v * 1_000_000)
+}
+
+/// An ACK with cumulative ACK `cum` and SACK blocks `sack` (most recent first), echoing a packet sent at
+/// time 0 as an original transmission unless `echo_retx`.
+fn ack(cum: u64, sack: &[(u64, u64)], echo_retx: bool) -> Packet {
+    let blocks: Vec<SeqRange> = sack.iter().map(|&(start, end)| SeqRange { start, end }).collect();
+    Packet {
+        flow: 0,
+        dir: Direction::Reverse,
+        hop: 0,
+        size: 40,
+        sent_at: SimTime(0),
+        payload: Payload::ack(cum, &blocks, echo_retx),
+    }
+}
+
+/// Feed one ACK at `now`; return the segments emitted as (seq, is_retransmission).
+fn feed(s: &mut Sender, now: SimTime, a: Packet) -> Vec<(u64, bool)> {
+    let mut out = vec![];
+    s.on_ack(now, &a, &mut out);
+    s.scoreboard().check_invariants();
+    emitted(&out)
+}
+
+fn emitted(out: &[Packet]) -> Vec<(u64, bool)> {
+    out.iter()
+        .map(|p| match p.payload {
+            Payload::Data { seq, retransmission } => (seq, retransmission),
+            _ => panic!("sender emitted an ACK"),
+        })
+        .collect()
+}
+
+fn start(s: &mut Sender) -> Vec<(u64, bool)> {
+    let mut out = vec![];
+    s.start(SimTime(0), &mut out);
+    emitted(&out)
+}
+
+#[test]
+fn slow_start_releases_two_segments_per_ack() {
+    // IW 2: segments 0 and 1. Each ACK of one segment raises cwnd by one and frees one slot: two out.
+    let mut s = sender(Recovery::Sack, 2);
+    assert_eq!(start(&mut s), vec![(0, false), (1, false)]);
+    assert_eq!(feed(&mut s, ms(100), ack(1, &[], false)), vec![(2, false), (3, false)]);
+    assert_eq!(feed(&mut s, ms(100), ack(2, &[], false)), vec![(4, false), (5, false)]);
+    assert_eq!(s.cc().cwnd(), 4);
+    assert_eq!(s.in_flight(), 4);
+}
+
+#[test]
+fn fast_recovery_with_one_loss() {
+    // IW 10: segments 0..9 out; 0 is lost.
+    let mut s = sender(Recovery::Sack, 10);
+    assert_eq!(start(&mut s).len(), 10);
+    // Duplicate ACKs SACK 1, then 1-2: each SACKed segment leaves the pipe, so one new segment goes
+    // out per ACK (pipe 9 < cwnd 10): 10, then 11.
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 2)], false)), vec![(10, false)]);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 3)], false)), vec![(11, false)]);
+    // Third SACKed segment: IsLost(0) holds (3 SACKed above it). Recovery: ssthresh = cwnd = 10 / 2 = 5,
+    // and 0 is retransmitted at once. pipe = 12 out - 3 SACKed - 1 lost + 1 retransmitted = 9.
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 4)], false)), vec![(0, true)]);
+    assert_eq!(s.state(), CaState::Recovery);
+    assert_eq!((s.cc().cwnd(), s.cc().ssthresh(), s.in_flight()), (5, 5, 9));
+    // SACKs of 4..7 take pipe from 9 to 5: nothing may be sent (pipe must drop below cwnd = 5).
+    for end in 5..=8 {
+        assert_eq!(feed(&mut s, ms(101), ack(0, &[(1, end)], false)), vec![]);
+    }
+    // From then on each SACKed segment lets one new segment out: 12, 13, 14, 15.
+    for (end, new) in (9..=12).zip(12..=15) {
+        assert_eq!(feed(&mut s, ms(101), ack(0, &[(1, end)], false)), vec![(new, false)]);
+    }
+    // The retransmission of 0 arrives: cumulative ACK 12 passes the recovery point (11). Recovery ends
+    // with cwnd = ssthresh = 5; 4 segments (12..15) are out, so one more (16) is sent.
+    assert_eq!(feed(&mut s, ms(200), ack(12, &[], true)), vec![(16, false)]);
+    assert_eq!(s.state(), CaState::Open);
+    assert_eq!(s.cc().cwnd(), 5);
+    assert_eq!((s.counters().loss_events, s.counters().retransmissions, s.counters().timeouts), (1, 1, 0));
+}
+
+#[test]
+fn fast_recovery_with_several_losses_in_one_window() {
+    // IW 10: 0..9 out; 0, 3 and 5 are lost; the receiver gets 1, 2, 4, 6, 7, 8, 9, then 10, 11.
+    let mut s = sender(Recovery::Sack, 10);
+    start(&mut s);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 2)], false)), vec![(10, false)]);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 3)], false)), vec![(11, false)]);
+    // 4 arrives: SACKed 1, 2, 4 -> IsLost(0). Recovery, cwnd 5, retransmit 0; pipe = 12 - 3 - 1 + 1 = 9.
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(4, 5), (1, 3)], false)), vec![(0, true)]);
+    // 6 arrives: only 4 and 6 are SACKed above 3, so 3 is not lost yet; pipe 8.
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(6, 7), (4, 5), (1, 3)], false)), vec![]);
+    // 7 arrives: 4, 6, 7 above 3 -> 3 lost; pipe = 12 - 5 - 2 + 1 = 6 >= 5: wait.
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(6, 8), (4, 5), (1, 3)], false)), vec![]);
+    // 8 arrives: 6, 7, 8 above 5 -> 5 lost too; pipe = 12 - 6 - 3 + 1 = 4: retransmit 3 (the lowest).
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(6, 9), (4, 5), (1, 3)], false)), vec![(3, true)]);
+    // 9 arrives: pipe 4 again: retransmit 5.
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(6, 10), (4, 5), (1, 3)], false)), vec![(5, true)]);
+    // 10 and 11 arrive, reported by one ACK: pipe drops by 2 to 3 and every hole has a retransmission in
+    // flight, so two new segments go out: 12 and 13.
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(6, 12), (4, 5), (1, 3)], false)), vec![(12, false), (13, false)]);
+    // Retransmitted 0, 3, 5 arrive: cumulative ACKs 3, 5, then 12 which ends recovery.
+    feed(&mut s, ms(200), ack(3, &[(6, 12), (4, 5)], true));
+    assert_eq!(s.state(), CaState::Recovery);
+    feed(&mut s, ms(200), ack(5, &[(6, 12)], true));
+    feed(&mut s, ms(200), ack(12, &[], true));
+    assert_eq!(s.state(), CaState::Open);
+    // One loss event for the whole window, three retransmissions, no timeout.
+    assert_eq!((s.counters().loss_events, s.counters().retransmissions, s.counters().timeouts), (1, 3, 0));
+}
+
+#[test]
+fn retransmission_timeout_backs_off_exponentially() {
+    // IW 2: 0 and 1 out, nothing comes back. No RTT sample yet, so RTO = 1 s (RFC 6298 2.1).
+    let mut s = sender(Recovery::Sack, 2);
+    start(&mut s);
+    assert_eq!(s.timer_deadline(), Some(ms(1000)));
+    let mut out = vec![];
+    s.on_timer(ms(1000), &mut out);
+    // Timeout 1: ssthresh = max(2 / 2, 2) = 2, cwnd 1, retransmit 0; RTO doubled: next at 1 + 2 = 3 s.
+    assert_eq!(emitted(&out), vec![(0, true)]);
+    assert_eq!((s.cc().cwnd(), s.cc().ssthresh()), (1, 2));
+    assert_eq!(s.timer_deadline(), Some(ms(3000)));
+    // Timeout 2 of the same episode: 0 again, RTO 4 s: next at 7 s; ssthresh untouched.
+    out.clear();
+    s.on_timer(ms(3000), &mut out);
+    assert_eq!(emitted(&out), vec![(0, true)]);
+    assert_eq!(s.timer_deadline(), Some(ms(7000)));
+    assert_eq!(s.counters().timeouts, 2);
+    // The retransmission is ACKed (no RTT sample: Karn). Slow start: cwnd 2. Segment 1 is still marked
+    // lost, so it is retransmitted, then new segment 2 fills the window. The back-off is kept (no valid
+    // sample): RTO 4 s from now.
+    assert_eq!(feed(&mut s, ms(3100), ack(1, &[], true)), vec![(1, true), (2, false)]);
+    assert_eq!(s.cc().cwnd(), 2);
+    assert_eq!(s.timer_deadline(), Some(ms(7100)));
+    assert_eq!(s.state(), CaState::Loss);
+    // Everything up to the recovery point (1) acknowledged: back to Open.
+    feed(&mut s, ms(3200), ack(2, &[], true));
+    assert_eq!(s.state(), CaState::Open);
+}
+
+#[test]
+fn newreno_partial_ack_retransmits_the_next_hole() {
+    // No SACK. IW 10: 0..9 out; 0 and 5 lost. Duplicate ACKs for 1, 2, 3: the third starts recovery
+    // (cwnd 5) with a retransmission of 0.
+    let mut s = sender(Recovery::Newreno, 10);
+    start(&mut s);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[], false)), vec![(10, false)]);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[], false)), vec![(11, false)]);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[], false)), vec![(0, true)]);
+    assert_eq!(s.state(), CaState::Recovery);
+    // Duplicate ACKs for 4, 6, 7, 8, 9, 10, 11 (7 more).
+    for _ in 0..7 {
+        feed(&mut s, ms(100), ack(0, &[], false));
+    }
+    // The retransmission of 0 arrives: partial ACK up to 5. The hole at 5 is retransmitted at once.
+    let sent = feed(&mut s, ms(200), ack(5, &[], true));
+    assert_eq!(sent.first(), Some(&(5, true)));
+    assert_eq!(s.state(), CaState::Recovery);
+    assert_eq!(s.counters().loss_events, 1);
+}

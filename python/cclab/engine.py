@@ -1,0 +1,81 @@
+"""Access to the compiled engine `cclab._engine`, which may not be built yet.
+
+Everything that needs the engine goes through `load_engine()`, so a missing build is one clear
+`EngineUnavailable` error and tests can substitute a stand-in engine in a single place.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from types import ModuleType
+
+from .errors import EngineUnavailable
+
+# What the Python side accepts when the engine cannot be asked (not built yet). The engine, when
+# present, is the authority: it lists what it implements.
+STATIC_ALGORITHMS = ("newreno", "reno", "cubic")
+
+# Other names people use for the same algorithm. Reno without NewReno's partial-ACK handling is not
+# implemented, so 'reno' means NewReno (RFC 6582), the variant every modern stack runs.
+ALIASES = {"reno": "newreno"}
+
+
+def load_engine() -> ModuleType:
+    try:
+        return importlib.import_module("cclab._engine")
+    except ImportError as exc:
+        raise EngineUnavailable(
+            f"the simulation engine cclab._engine is not built ({exc}); "
+            "build it with `maturin develop --release` or `pip install -e .`") from None
+
+
+# The contract (docs/engine-interface.md) has `algorithms()` and `sim.summary()` return Python objects;
+# the bindings as first written return JSON text from `algorithms_json()` and `sim.summary_json()`.
+# Both spellings are accepted so neither side has to wait for the other.
+
+def algorithm_list() -> list[dict]:
+    """The engine's own description of its algorithms (name, aliases, variants, parameters, ...)."""
+    engine = load_engine()
+    if hasattr(engine, "algorithms"):
+        return list(engine.algorithms())
+    return list(json.loads(engine.algorithms_json()))
+
+
+def read_summary(simulation) -> dict:
+    if hasattr(simulation, "summary"):
+        return dict(simulation.summary())
+    return json.loads(simulation.summary_json())
+
+
+def _aliases(algorithms: list[dict]) -> dict[str, str]:
+    aliases = dict(ALIASES)
+    for entry in algorithms:
+        aliases.update({str(alias): str(entry["name"]) for alias in entry.get("aliases") or []})
+    return aliases
+
+
+def algorithm_names() -> list[str]:
+    """Names a scenario may use: the engine's (with aliases) when it is built, else the static list."""
+    try:
+        algorithms = algorithm_list()
+    except EngineUnavailable:
+        return list(STATIC_ALGORITHMS)
+    names = [str(entry["name"]) for entry in algorithms]
+    return names + [alias for alias, target in _aliases(algorithms).items()
+                    if target in names and alias not in names]
+
+
+def canonical_algorithm(name: str) -> str:
+    """'reno' -> 'newreno': the name the engine config and the results use."""
+    try:
+        return _aliases(algorithm_list()).get(name, name)
+    except EngineUnavailable:
+        return ALIASES.get(name, name)
+
+
+def engine_version() -> str | None:
+    try:
+        return str(load_engine().version())
+    except EngineUnavailable:
+        return None

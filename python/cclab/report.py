@@ -1,0 +1,123 @@
+"""Rich tables for the terminal: a run's summary and the engine's list of algorithms."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+
+from .result import Result
+
+MBIT = 1e6
+
+
+def _number(value: Any, scale: float = 1.0, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    if isinstance(value, int) and scale == 1.0:
+        return f"{value:,}"
+    return f"{value / scale:,.{digits}f}"
+
+
+def summary_tables(result: Result, title: str) -> Group:
+    summary = result.summary
+    flows = Table(title=f"{title}: measured from {summary.get('measure_from_s', 0):g} s "
+                        f"to {summary.get('duration_s', 0):g} s", title_justify="left")
+    for heading in ("flow", "algorithm", "goodput Mbit/s", "delivered Mbit/s", "loss events", "timeouts",
+                    "retransmissions"):
+        flows.add_column(heading, justify="left" if heading == "algorithm" else "right")
+    for flow in summary.get("flows", []):
+        flows.add_row(str(flow.get("flow", "")), str(flow.get("cc", "")),
+                      _number(flow.get("goodput_bps"), MBIT), _number(flow.get("delivered_bps"), MBIT),
+                      _number(flow.get("loss_events")), _number(flow.get("timeouts")),
+                      _number(flow.get("retransmissions")))
+
+    bottleneck = result.bottleneck
+    link = Table(title="bottleneck", title_justify="left", show_header=False)
+    link.add_column("figure")
+    link.add_column("value", justify="right")
+    utilization = bottleneck.get("utilization")
+    link.add_row("utilisation", "-" if utilization is None else f"{100 * utilization:.1f} %")
+    link.add_row("drops (queue)", _number(bottleneck.get("drops")))
+    link.add_row("drops (errors)", _number(bottleneck.get("error_drops")))
+    link.add_row("mean queue, packets", _number(bottleneck.get("mean_queue_packets"), digits=1))
+    link.add_row("Jain's fairness index", _number(summary.get("jain_index"), digits=4))
+    return Group(flows, link)
+
+
+# The engine describes each algorithm with: name, aliases, summary, default_variant, variants (names, or
+# tables of name, source and that variant's parameter defaults) and parameters (tables of name and doc,
+# or a plain table of defaults). The functions below read any of these shapes.
+
+def _variants(entry: dict) -> list[dict]:
+    return [v if isinstance(v, dict) else {"name": str(v)} for v in entry.get("variants") or []]
+
+
+def _defaults(entry: dict) -> dict:
+    """Parameter defaults of the default variant (or the first), when the engine gives them."""
+    variants = _variants(entry)
+    chosen = [v for v in variants if v.get("name") == entry.get("default_variant")] or variants[:1]
+    return dict(chosen[0].get("parameters") or {}) if chosen else {}
+
+
+def parameter_rows(entry: dict) -> list[tuple[str, str, str]]:
+    """(name, default, description) for each parameter of an algorithm."""
+    parameters = entry.get("parameters")
+    defaults = _defaults(entry)
+    rows = []
+    if isinstance(parameters, dict):
+        items = parameters.items()
+    else:
+        items = ((p.get("name", "?"), p) if isinstance(p, dict) else (str(p), None) for p in parameters or [])
+    for name, described in items:
+        if isinstance(described, dict):
+            default = described.get("default", defaults.get(name, ""))
+            text = described.get("doc") or described.get("description") or described.get("help") or ""
+        else:
+            default, text = (described if described is not None else defaults.get(name, "")), ""
+        rows.append((str(name), str(default), str(text)))
+    return rows
+
+
+def _source(entry: dict) -> str:
+    sources = [entry.get("source")] if entry.get("source") else [v.get("source") for v in _variants(entry)]
+    return "; ".join(str(s) for s in sources if s)
+
+
+def algorithms_table(algorithms: list[dict]) -> Table:
+    table = Table(title="algorithms", title_justify="left")
+    for heading in ("name", "aliases", "variants", "parameters", "summary"):
+        table.add_column(heading)
+    for entry in algorithms:
+        table.add_row(str(entry.get("name", "")), ", ".join(map(str, entry.get("aliases") or [])),
+                      ", ".join(v["name"] for v in _variants(entry)),
+                      ", ".join(row[0] for row in parameter_rows(entry)),
+                      str(entry.get("summary") or _source(entry)))
+    return table
+
+
+def algorithm_detail(entry: dict) -> Group:
+    header = Table.grid(padding=(0, 2))
+    header.add_column(style="bold")
+    header.add_column()
+    header.add_row("algorithm", str(entry.get("name", "")))
+    for label, key in (("aliases", "aliases"), ("summary", "summary"), ("default variant", "default_variant")):
+        value = entry.get(key)
+        if value:
+            header.add_row(label, ", ".join(map(str, value)) if isinstance(value, list) else str(value))
+    if entry.get("source"):
+        header.add_row("source", str(entry["source"]))
+    variants = Table(title="variants", title_justify="left")
+    for heading in ("name", "source", "defaults"):
+        variants.add_column(heading)
+    for variant in _variants(entry):
+        defaults = ", ".join(f"{k}={v}" for k, v in (variant.get("parameters") or {}).items())
+        variants.add_row(variant["name"], str(variant.get("source", "")), defaults)
+    parameters = Table(title="parameters", title_justify="left")
+    for heading in ("name", "default", "meaning"):
+        parameters.add_column(heading)
+    for row in parameter_rows(entry):
+        parameters.add_row(*row)
+    return Group(header, variants, parameters)

@@ -1,0 +1,105 @@
+"""The cclab command. Errors run in a fresh interpreter, as a person would meet them; the output of
+successful runs is checked in-process on the stand-in engine."""
+
+import json
+
+import pytest
+
+from cclab.cli import main
+from conftest import run_cli
+
+
+def single_error_line(process) -> str:
+    assert process.returncode == 2, process.stderr
+    assert "Traceback" not in process.stderr
+    lines = process.stderr.splitlines()
+    assert len(lines) == 1, process.stderr
+    assert lines[0].startswith("error: ")
+    assert process.stdout == ""
+    return lines[0]
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--set", "network.bottleneck.rate=200Mbs"],
+     "error: scenario error: network.bottleneck.rate: '200Mbs' is not a rate; use a number followed by bps, kbps, Mbps or Gbps"),
+    (["--set", "network.bottleneck.bogus=1"], "error: scenario error: network.bottleneck.bogus: unknown key 'bogus'; use one of"),
+    (["--set", "network.bottleneck.delay=-1ms"], "error: scenario error: network.bottleneck.delay: '-1ms' is negative"),
+    (["--set", "flows.0.cc=nosuchalgorithm"], "error: scenario error: flows.0.cc: 'nosuchalgorithm' is not a known algorithm; use one of"),
+    (["--set", "network.bottleneck.queue.size=0"], "error: scenario error: network.bottleneck.queue.size: 0 is an empty queue"),
+    (["--set", "flows.3.cc=cubic"], "error: scenario error: flows.3: index 3 is out of range"),
+    (["--set", "run.seed"], "error: scenario error: --set: 'run.seed' is not KEY=VALUE"),
+])
+def test_scenario_errors(example, args, expected):
+    line = single_error_line(run_cli("run", str(example), "--json", *args))
+    assert line.startswith(expected)
+
+
+def test_missing_file(tmp_path):
+    line = single_error_line(run_cli("run", str(tmp_path / "absent.toml")))
+    assert "absent.toml: cannot be read" in line
+
+
+def test_long_error_lines_are_not_wrapped(example):
+    # Rich wraps at 80 columns when stderr is a pipe; the message must stay one line.
+    line = single_error_line(run_cli("run", str(example), "--set", "flows.0.cc=" + "x" * 200))
+    assert len(line) > 200
+
+
+def test_version():
+    process = run_cli("--version")
+    assert process.returncode == 0 and process.stdout.startswith("cclab, version ")
+
+
+# --- in process, on the stand-in engine --------------------------------------------------------------
+
+def invoke(capsys, *args):
+    with pytest.raises(SystemExit) as exited:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return exited.value.code, out, err
+
+
+def test_run_json(example, fake_engine, capsys):
+    status, out, err = invoke(capsys, "run", str(example), "--json", "--set", "run.duration=20s",
+                              "--set", "run.measure_from=10s")
+    assert status == 0 and err == ""
+    summary = json.loads(out)
+    assert summary["flows"][0]["goodput_bps"] > 0 and "jain_index" in summary
+
+
+def test_run_table(example, fake_engine, capsys):
+    status, out, err = invoke(capsys, "run", str(example), "--set", "flows.0.count=2")
+    assert status == 0
+    for word in ("goodput Mbit/s", "retransmissions", "newreno", "utilisation", "90.0 %", "Jain"):
+        assert word in out
+    assert "Traceback" not in err
+
+
+def test_run_out_and_quiet(example, fake_engine, capsys, tmp_path):
+    status, out, err = invoke(capsys, "run", str(example), "--quiet", "--out", str(tmp_path / "r"))
+    assert (status, out, err) == (0, "", "")
+    assert (tmp_path / "r" / "summary.parquet").exists()
+
+
+def test_algorithms(fake_engine, capsys):
+    status, out, _ = invoke(capsys, "algorithms", "--json")
+    assert status == 0 and [a["name"] for a in json.loads(out)] == ["newreno", "cubic"]
+    status, out, _ = invoke(capsys, "algorithms", "cubic")
+    assert status == 0 and "linux-2.6.22" in out and "beta" in out
+    status, out, _ = invoke(capsys, "algorithms", "reno", "--json")
+    assert status == 0 and json.loads(out)["name"] == "newreno"
+    status, out, err = invoke(capsys, "algorithms", "vegas")
+    assert status == 2 and err.strip() == "error: 'vegas' is not a known algorithm; use one of newreno, cubic"
+
+
+def test_engine_not_built(example, no_engine, capsys):
+    status, out, err = invoke(capsys, "run", str(example))
+    assert status == 2 and out == "" and err.startswith("error: the simulation engine cclab._engine is not built")
+
+
+def test_interrupt_exits_130(example, fake_engine, capsys, monkeypatch):
+    def interrupted(self, t_ns):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(fake_engine.Simulation, "run_until", interrupted)
+    status, out, err = invoke(capsys, "run", str(example))
+    assert status == 130 and out == "" and err.strip() == "interrupted"

@@ -1,0 +1,61 @@
+"""--set KEY=VALUE: dotted paths into the raw TOML dict, values read as TOML literals when they are."""
+
+import pytest
+
+from cclab.errors import ScenarioError
+from cclab.overrides import apply_overrides, parse_value
+from cclab.scenario import load_scenario
+
+
+@pytest.mark.parametrize("text, value", [
+    ("3", 3), ("0.25", 0.25), ("true", True), ("false", False), ("cubic", "cubic"), ('"3"', "3"),
+    ("200Mbps", "200Mbps"), ("1bdp", "1bdp"), ("", ""),
+    ('{ name = "cubic", beta = 0.8 }', {"name": "cubic", "beta": 0.8}), ('["1ms", "2ms"]', ["1ms", "2ms"]),
+    ("1979-05-27", "1979-05-27"),   # a TOML date is not a value any key takes: keep the text
+    ("3\nextra = 1", "3\nextra = 1"),  # no smuggling a second key through a newline
+])
+def test_values(text, value):
+    assert parse_value(text) == value
+
+
+def test_paths_into_tables_and_lists(example_dict):
+    apply_overrides(example_dict, ["flows.0.cc=cubic", "network.bottleneck.queue.size=1bdp", "run.seed=3",
+                                   "network.bottleneck.reverse_queue.size=10"])
+    assert example_dict["flows"][0]["cc"] == "cubic"
+    assert example_dict["network"]["bottleneck"]["queue"] == {"discipline": "droptail", "size": "1bdp"}
+    assert example_dict["network"]["bottleneck"]["reverse_queue"] == {"size": 10}
+    assert example_dict["run"]["seed"] == 3
+
+
+def test_later_overrides_win_and_values_are_validated(example_dict, no_engine):
+    scenario = load_scenario(example_dict, ["run.seed=3", "run.seed=4",
+                                            'flows.0.cc={ name = "cubic", beta = 0.8 }'])
+    assert scenario.run.seed == 4
+    assert scenario.flows[0].cc == {"name": "cubic", "beta": 0.8}
+    with pytest.raises(ScenarioError, match="run.seed: 'three' is not an integer"):
+        load_scenario(example_dict, ["run.seed=three"])
+
+
+def test_overrides_of_a_loaded_scenario(example, no_engine):
+    base = load_scenario(example)
+    assert load_scenario(base, ["run.seed=5"]).run.seed == 5
+    assert base.run.seed == 1
+
+
+@pytest.mark.parametrize("item, line", [
+    ("flows.1.cc=cubic", "scenario error: flows.1: index 1 is out of range; flows has 1 entry; use an index from 0 to 0"),
+    ("flows.first.cc=cubic", "scenario error: flows.first: flows is a list, indexed by number, not 'first'; use flows.0 to flows.0"),
+    ("run.seed.value=3", "scenario error: run.seed.value: run.seed is the value 1, not a table or list, so it has no key 'value'; use --set run.seed=VALUE to replace it"),
+    ("run.seed", "scenario error: --set: 'run.seed' is not KEY=VALUE; use KEY=VALUE with a dotted key, e.g. run.seed=3 or flows.0.cc=cubic"),
+    ("run..seed=1", "scenario error: --set: 'run..seed=1' is not KEY=VALUE"),
+])
+def test_bad_paths_name_the_key(example_dict, item, line):
+    with pytest.raises(ScenarioError) as caught:
+        apply_overrides(example_dict, [item])
+    assert str(caught.value).startswith(line)
+
+
+def test_unknown_key_is_reported_by_the_schema_under_its_name(example_dict, no_engine):
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario(example_dict, ["run.sed=3"])
+    assert str(caught.value) == "scenario error: run.sed: unknown key 'sed'; use one of duration, measure_from, seed, sample_interval"
