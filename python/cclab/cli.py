@@ -111,6 +111,49 @@ def algorithms_command(name: str | None, as_json: bool) -> None:
         _stdout().print(algorithms_table(algorithms))
 
 
+@cli.command("reproduce")
+@click.argument("study", required=False)
+@click.option("--list", "list_only", is_flag=True, help="List the experiments that can be reproduced.")
+@click.option("--only", "only", multiple=True, metavar="PART",
+              help="Run only this part of the study (e.g. table1); repeatable.")
+@click.option("--quick", is_flag=True, help="Short runs: the shape in seconds, not comparable to the paper.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel runs (default: one per core).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
+              show_default=True, help="Folder for the reports (one sub-folder per experiment).")
+def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...], quick: bool,
+                      jobs: int | None, out: Path) -> None:
+    """Run the experiments of STUDY (e.g. seed000) and compare them with the paper's numbers."""
+    from .experiment import list_experiments, load_experiment, run_experiment
+    from .reproduce import comparison_table, write_report
+
+    available = list_experiments()
+    if list_only or study is None:
+        for experiment_id, path in available.items():
+            click.echo(f"{experiment_id}\t{path}")
+        return
+    selected = {k: v for k, v in available.items()
+                if k == study or (k.startswith(study + "-") and (not only or k.split("-", 1)[1] in only))}
+    if not selected:
+        studies = sorted({k.split("-", 1)[0] for k in available})
+        raise CclabError(f"no experiment matches {study!r}" + (f" --only {','.join(only)}" if only else "")
+                         + f"; studies: {', '.join(studies)}; parts: {', '.join(available)}")
+    for experiment_id, path in selected.items():
+        experiment = load_experiment(path)
+        with _count_bar(experiment_id) as progress:
+            result = run_experiment(experiment, quick=quick, jobs=jobs, progress=progress)
+        _stdout().print(comparison_table(result))
+        report = write_report(result, out / experiment_id)
+        _stderr().print(f"{experiment_id}: {len(result.outcomes)} runs in {result.wall_s:.1f} s wall time; "
+                        f"report: {report}", markup=False)
+
+
+class _count_bar(_progress_bar):
+    """A bar counting finished runs (progress(done, total))."""
+
+    def __call__(self, done: int, total: int) -> None:
+        self._bar.update(self._task, completed=done, total=total, simulated=f"{done}/{total} runs")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `cclab` script: turns every outcome into an exit status."""
     try:

@@ -1,7 +1,10 @@
 //! Round-trip time estimation and the retransmission timeout (RFC 6298).
 //!
-//! SRTT/RTTVAR use the RFC's gains (1/8, 1/4) on integer nanoseconds; RTO = SRTT + 4 RTTVAR, at least
-//! `rto_min` (200 ms by default, the Linux and ns-2 minimum) and at most 60 s. A timeout doubles the RTO
+//! SRTT/RTTVAR use the RFC's gains (1/8, 1/4) on integer nanoseconds. The minimum is Linux's: RTO =
+//! SRTT + max(4 RTTVAR, rto_min) (Linux `tcp_set_rto` floors the variance term at `rto_min` = 200 ms, so
+//! the minimum is added to SRTT rather than used as a floor of the whole RTO as RFC 6298 (2.4) does).
+//! With a full 1-BDP queue the RFC form gives RTO ~ SRTT and fires spuriously in every fast recovery,
+//! since the retransmission waits behind the whole queue. At most 60 s. A timeout doubles the RTO
 //! (exponential back-off) and the doubling is kept until a valid sample arrives (Karn's algorithm: the
 //! sender never offers samples from retransmitted segments).
 
@@ -55,7 +58,7 @@ impl RttEstimator {
     pub fn rto(&self) -> SimDuration {
         let base = match self.srtt {
             None => INITIAL_RTO,
-            Some(srtt) => (srtt + self.rttvar.saturating_mul(4)).max(self.rto_min),
+            Some(srtt) => srtt + self.rttvar.saturating_mul(4).max(self.rto_min),
         };
         base.saturating_mul(1u64 << self.backoff).min(MAX_RTO)
     }
@@ -92,11 +95,11 @@ mod tests {
     }
 
     #[test]
-    fn rto_has_a_minimum() {
-        // R = 10 ms: 10 + 4 * 5 = 30 ms, raised to the 200 ms minimum.
+    fn the_minimum_is_added_to_srtt_as_in_linux() {
+        // R = 10 ms: variance term 4 * 5 = 20 ms, raised to 200 ms: RTO = 10 + 200 = 210 ms.
         let mut e = RttEstimator::new(ms(200));
         e.on_sample(ms(10));
-        assert_eq!(e.rto(), ms(200));
+        assert_eq!(e.rto(), ms(210));
     }
 
     #[test]

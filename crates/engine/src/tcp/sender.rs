@@ -306,6 +306,11 @@ impl Sender {
     fn retransmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
         self.sb.on_retransmit(seq, now);
         self.counters.retransmissions += 1;
+        if seq == self.sb.snd_una() {
+            // Linux restarts the timer when it retransmits the head (tcp_retransmit_timer / xmit_retransmit_queue),
+            // so the retransmission gets a full RTO to come back.
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
         self.emit(seq, true, now, out);
     }
 

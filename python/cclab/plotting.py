@@ -1,0 +1,61 @@
+"""Plots. One style per algorithm (colour, marker, label) so every figure draws an algorithm the same way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; never needs a display
+import matplotlib.pyplot as plt  # noqa: E402
+
+# Colour-blind-safe palette (Okabe & Ito 2008), one entry per algorithm, fixed across all plots.
+STYLE = {
+    "newreno": {"color": "#000000", "marker": "o", "label": "NewReno"},
+    "scalable": {"color": "#E69F00", "marker": "s", "label": "STCP"},
+    "highspeed": {"color": "#56B4E9", "marker": "^", "label": "HSTCP"},
+    "htcp": {"color": "#009E73", "marker": "v", "label": "H-TCP"},
+    "westwood": {"color": "#F0E442", "marker": "D", "label": "Westwood+"},
+    "bic": {"color": "#0072B2", "marker": "P", "label": "BIC"},
+    "cubic": {"color": "#D55E00", "marker": "X", "label": "CUBIC"},
+    "compound": {"color": "#CC79A7", "marker": "*", "label": "CTCP"},
+    "vegas": {"color": "#999999", "marker": "h", "label": "Vegas"},
+    "fast": {"color": "#882255", "marker": "<", "label": "FAST"},
+    "aimd": {"color": "#44AA99", "marker": ">", "label": "AIMD"},
+    "bbr": {"color": "#117733", "marker": "p", "label": "BBR"},
+}
+FALLBACK = {"color": "#555555", "marker": ".", "label": None}
+
+
+def style(algorithm: str) -> dict:
+    return STYLE.get(algorithm, FALLBACK)
+
+
+def window_figure(path: Path, title: str, algorithm: str, panels: list[tuple[str, dict]]) -> Path:
+    """Congestion window and bottleneck queue over time, one panel per cell, with the paper's reference
+    lines C*RTT and B + C*RTT (seed 000, Figures 2-8)."""
+    n = len(panels)
+    cols = 2 if n > 1 else 1
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(6.4 * cols, 3.6 * rows), squeeze=False)
+    colour = style(algorithm)["color"]
+    for ax, (name, s) in zip(axes.flat, panels):
+        ax.plot(s["time_s"], s["cwnd"], color=colour, lw=0.8, label="cwnd")
+        ax.axhline(s["bdp_packets"], ls="--", color="0.35", lw=0.8, label="C·RTT")
+        ax.axhline(s["bdp_packets"] + s["buffer_packets"], ls=":", color="0.6", lw=0.8, label="B + C·RTT")
+        ax.set_title(name, fontsize=10)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("cwnd (packets)")
+        queue_ax = ax.twinx()
+        queue_ax.fill_between(s["queue_time_s"], s["queue_packets"], step="post", color="#56B4E9", alpha=0.35, lw=0)
+        queue_ax.set_ylabel("queue (packets)", color="#1f6f99")
+        queue_ax.set_ylim(0, max(1, s["buffer_packets"]) * 4)  # keep the queue in the lower quarter
+        ax.legend(loc="upper left", fontsize=7, frameon=False)
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
