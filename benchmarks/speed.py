@@ -51,7 +51,7 @@ PAPER_KBPS = {
 # names them differently, pass --cclab-key-* (or extra --cclab-set KEY=VALUE) instead of editing.
 CCLAB_KEYS = {
     "cc": "flows.0.cc",
-    "queue": "bottleneck.queue",
+    "queue": "network.bottleneck.queue.size",
     "duration": "run.duration",
     "measure_from": "run.measure_from",
 }
@@ -137,15 +137,25 @@ def run_ns2(cc, buffer, duration, measure_from, seed, repeat) -> dict | None:
 
 # ---------------------------------------------------------------------------------------------- cclab
 
+def cclab_exe() -> str | None:
+    """`cclab` on PATH, else the repository's own virtualenv."""
+    found = shutil.which("cclab")
+    if found is None and (REPO / ".venv" / "bin" / "cclab").exists():
+        found = str(REPO / ".venv" / "bin" / "cclab")
+    return found
+
+
 def cclab_command(args, cc: str, buffer: str, duration: float, measure_from: float, seed: int) -> list[str]:
-    sets = [f"{args.cclab_key_cc}={cc}", f"{args.cclab_key_queue}={buffer}",
+    if cc == "cubic" and args.cclab_cubic_variant:
+        cc_value = f'{{ name = "cubic", variant = "{args.cclab_cubic_variant}" }}'
+    else:
+        cc_value = cc
+    sets = [f"{args.cclab_key_cc}={cc_value}", f"{args.cclab_key_queue}={buffer}",
             f"{args.cclab_key_duration}={duration:g}s", f"{args.cclab_key_measure_from}={measure_from:g}s"]
-    if cc == "cubic" and args.cclab_key_variant and args.cclab_cubic_variant:
-        sets.append(f"{args.cclab_key_variant}={args.cclab_cubic_variant}")
     if args.cclab_key_seed:
         sets.append(f"{args.cclab_key_seed}={seed}")
     sets.extend(args.cclab_set)
-    cmd = ["cclab", "run", str(args.cclab_scenario), "--json"]
+    cmd = [cclab_exe(), "run", str(args.cclab_scenario), "--json"]
     for s in sets:
         cmd += ["--set", s]
     return cmd
@@ -160,8 +170,8 @@ def parse_cclab(stdout: str) -> dict:
 
 
 def run_cclab(args, cc, buffer, duration, measure_from, seed, repeat) -> dict | None:
-    if shutil.which("cclab") is None:
-        print("  cclab: `cclab` not found on PATH (not installed yet: pip install -e . in the repo); "
+    if cclab_exe() is None:
+        print("  cclab: `cclab` not found on PATH or in .venv (not installed yet: pip install -e . in the repo); "
               "skipped", file=sys.stderr)
         return None
     if not Path(args.cclab_scenario).exists():
@@ -265,12 +275,10 @@ def main() -> int:
     g.add_argument("--cclab-key-queue", default=CCLAB_KEYS["queue"])
     g.add_argument("--cclab-key-duration", default=CCLAB_KEYS["duration"])
     g.add_argument("--cclab-key-measure-from", default=CCLAB_KEYS["measure_from"])
-    g.add_argument("--cclab-key-variant", default=None,
-                   help="key for the CUBIC variant, e.g. flows.0.cc.variant (default: not set, "
-                        "i.e. cclab's default CUBIC; set it to compare against ns-2.35's CUBIC v2.1)")
     g.add_argument("--cclab-key-seed", default=None, help="key for the seed (default: not set)")
     g.add_argument("--cclab-cubic-variant", default=CCLAB_CUBIC_VARIANT,
-                   help="CUBIC variant matching ns-2.35's (empty string: cclab's default)")
+                   help="CUBIC variant matching ns-2.35's v2.1, passed as flows.0.cc = { name, variant } "
+                        "(empty string: cclab's default CUBIC)")
     g.add_argument("--cclab-set", action="append", default=[], metavar="KEY=VALUE",
                    help="extra --set override passed to cclab (repeatable)")
     args = p.parse_args()

@@ -165,6 +165,10 @@ impl Simulation {
     pub fn events_processed(&self) -> u64 {
         self.events.events_processed()
     }
+    /// Events waiting in the heap (bounded by the topology, not by simulated time).
+    pub fn pending_events(&self) -> usize {
+        self.events.len()
+    }
 
     /// Run to the end of the scenario.
     pub fn run(&mut self) {

@@ -257,10 +257,10 @@ mod tests {
     }
 
     #[test]
-    fn queue_limit_excludes_the_packet_on_the_wire() {
-        // Limit 1: one packet on the wire + one waiting; the third is dropped (ns-2 DropTail semantics).
+    fn queue_limit_includes_the_packet_on_the_wire() {
+        // Limit 2: one packet on the wire + one waiting; the third is dropped (ns-2 DropTail semantics).
         let mut events = EventQueue::new();
-        let mut link = Link::new(0, Rate::from_bps(12_000_000), SimDuration::ZERO, Box::new(DropTail::new(1, None)));
+        let mut link = Link::new(0, Rate::from_bps(12_000_000), SimDuration::ZERO, Box::new(DropTail::new(2, None)));
         assert!(link.enqueue(SimTime(0), pkt(0), &mut events).is_none());
         assert!(link.enqueue(SimTime(0), pkt(1), &mut events).is_none());
         assert!(link.enqueue(SimTime(0), pkt(2), &mut events).is_some());
@@ -276,6 +276,7 @@ mod tests {
         link.enqueue(SimTime(0), pkt(0), &mut events);
         link.enqueue(SimTime(0), pkt(1), &mut events);
         drain(&mut link, &mut events);
+        assert_eq!(link.counters(SimTime(0)).drops, 0);
         assert_eq!(link.counters(SimTime(10_000_000)).queue_area, 1_000_000);
     }
 

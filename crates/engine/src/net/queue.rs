@@ -20,8 +20,11 @@ pub trait Queue: Send {
 
 /// First-in-first-out queue that drops arrivals when full (ns-2 `DropTail`).
 ///
-/// The limit counts packets waiting, not the one being transmitted, as in ns-2 where the packet on the
-/// wire has already left `q_`.
+/// The packet limit counts every packet in the router, the one being transmitted included: ns-2's
+/// DropTail drops when `length + 1 >= limit`, where `length` counts waiting packets only. The link only
+/// offers a packet to the queue while its transmitter is busy, so at most `limit - 1` packets wait. This
+/// is what seed 000 means by a buffer that "can accommodate up to B packets". The byte limit counts
+/// waiting bytes.
 pub struct DropTail {
     packets: VecDeque<Packet>,
     limit_packets: usize,
@@ -38,7 +41,7 @@ impl DropTail {
 impl Queue for DropTail {
     fn enqueue(&mut self, _now: SimTime, pkt: Packet) -> Result<(), Packet> {
         let over_bytes = self.limit_bytes.is_some_and(|b| self.bytes + pkt.size as u64 > b);
-        if self.packets.len() >= self.limit_packets || over_bytes {
+        if self.packets.len() + 1 >= self.limit_packets || over_bytes {
             return Err(pkt);
         }
         self.bytes += pkt.size as u64;
@@ -76,7 +79,8 @@ mod tests {
 
     #[test]
     fn drops_when_full_in_packets_and_keeps_fifo_order() {
-        let mut q = DropTail::new(2, None);
+        // Limit 3 with a packet on the wire: two may wait.
+        let mut q = DropTail::new(3, None);
         assert!(q.enqueue(SimTime(0), pkt(1, 1500)).is_ok());
         assert!(q.enqueue(SimTime(0), pkt(2, 1500)).is_ok());
         assert_eq!(q.enqueue(SimTime(0), pkt(3, 1500)), Err(pkt(3, 1500)));
