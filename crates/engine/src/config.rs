@@ -143,8 +143,9 @@ impl ScenarioConfig {
         if self.flows.is_empty() {
             return Err(err("flows", "at least one flow is needed"));
         }
-        if self.flows.len() > u32::MAX as usize / 4 {
-            return Err(err("flows", "too many flows"));
+        // Each flow has 4 access links; event ids are 21 bits (crate::event::MAX_EVENT_ID).
+        if 4 * self.flows.len() + 2 > crate::event::MAX_EVENT_ID as usize {
+            return Err(err("flows", format!("at most {} flows", (crate::event::MAX_EVENT_ID as usize - 2) / 4)));
         }
         for (i, f) in self.flows.iter().enumerate() {
             if f.access_rate_bps == 0 {

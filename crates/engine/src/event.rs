@@ -4,7 +4,7 @@
 //! on the heap's internal tie-breaking (dslab's scheme).
 
 use crate::time::SimTime;
-use std::cmp::Ordering;
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// What happens when an event fires. Small and `Copy`: payloads live in the components, not the heap.
@@ -26,34 +26,45 @@ pub enum Event {
     MeasureStart,
 }
 
-#[derive(Copy, Clone, Debug)]
-struct Scheduled {
-    time: SimTime,
-    seq: u64,
-    event: Event,
+/// Events are packed into one `u128` so the heap compares a single integer:
+/// `time (64 bits) | seq (40 bits) | kind (3 bits) | id (21 bits)`. Ordering the packed value orders by
+/// time, then by insertion sequence, exactly as a (time, seq) pair would.
+const ID_BITS: u32 = 21;
+const KIND_BITS: u32 = 3;
+const CODE_BITS: u32 = ID_BITS + KIND_BITS;
+/// Largest component id (link or flow index) an event can carry.
+pub const MAX_EVENT_ID: u32 = (1 << ID_BITS) - 1;
+
+fn encode(event: Event) -> u64 {
+    let (kind, id) = match event {
+        Event::LinkArrival(id) => (0, id),
+        Event::LinkTxDone(id) => (1, id),
+        Event::SenderTimer(id) => (2, id),
+        Event::ReceiverTimer(id) => (3, id),
+        Event::FlowStart(id) => (4, id),
+        Event::Sample => (5, 0),
+        Event::MeasureStart => (6, 0),
+    };
+    debug_assert!(id <= MAX_EVENT_ID);
+    (kind << ID_BITS) | id as u64
 }
 
-impl PartialEq for Scheduled {
-    fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
-    }
-}
-impl Eq for Scheduled {}
-impl PartialOrd for Scheduled {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Scheduled {
-    // Reversed so that std's max-heap pops the earliest (time, seq) first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.time.cmp(&self.time).then_with(|| other.seq.cmp(&self.seq))
+fn decode(code: u64) -> Event {
+    let id = (code & MAX_EVENT_ID as u64) as u32;
+    match code >> ID_BITS {
+        0 => Event::LinkArrival(id),
+        1 => Event::LinkTxDone(id),
+        2 => Event::SenderTimer(id),
+        3 => Event::ReceiverTimer(id),
+        4 => Event::FlowStart(id),
+        5 => Event::Sample,
+        _ => Event::MeasureStart,
     }
 }
 
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Scheduled>,
+    heap: BinaryHeap<Reverse<u128>>,
     next_seq: u64,
     popped: u64,
 }
@@ -65,15 +76,18 @@ impl EventQueue {
     pub fn schedule(&mut self, time: SimTime, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Scheduled { time, seq, event });
+        debug_assert!(seq < 1 << (64 - CODE_BITS), "event sequence overflow");
+        let low = (seq << CODE_BITS) | encode(event);
+        self.heap.push(Reverse(((time.0 as u128) << 64) | low as u128));
     }
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|s| s.time)
+        self.heap.peek().map(|Reverse(k)| SimTime((k >> 64) as u64))
     }
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let s = self.heap.pop()?;
+        let Reverse(k) = self.heap.pop()?;
         self.popped += 1;
-        Some((s.time, s.event))
+        let code = (k as u64) & ((1 << CODE_BITS) - 1);
+        Some((SimTime((k >> 64) as u64), decode(code)))
     }
     pub fn len(&self) -> usize {
         self.heap.len()
@@ -99,6 +113,26 @@ mod tests {
         q.schedule(SimTime(20), Event::LinkTxDone(2));
         let times: Vec<u64> = std::iter::from_fn(|| q.pop()).map(|(t, _)| t.0).collect();
         assert_eq!(times, vec![10, 20, 30]);
+    }
+
+    #[test]
+    fn every_event_kind_round_trips_through_the_packed_key() {
+        let all = [
+            Event::LinkArrival(MAX_EVENT_ID),
+            Event::LinkTxDone(7),
+            Event::SenderTimer(0),
+            Event::ReceiverTimer(3),
+            Event::FlowStart(12),
+            Event::Sample,
+            Event::MeasureStart,
+        ];
+        let mut q = EventQueue::new();
+        for e in all {
+            q.schedule(SimTime(u64::MAX - 1), e);
+        }
+        for e in all {
+            assert_eq!(q.pop(), Some((SimTime(u64::MAX - 1), e)));
+        }
     }
 
     #[test]

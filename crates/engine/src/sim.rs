@@ -12,9 +12,8 @@
 use crate::cc::registry;
 use crate::config::{ConfigError, ScenarioConfig};
 use crate::event::{Event, EventQueue};
-use crate::net::link::{Link, LinkCounters};
+use crate::net::link::{Buffer, FifoBuffer, Link, LinkCounters};
 use crate::net::packet::{Direction, Packet};
-use crate::net::queue::DropTail;
 use crate::rng::SimRng;
 use crate::stats::{jain_index, BottleneckSummary, FlowSeries, FlowSummary, QueueSeries, Summary};
 use crate::tcp::receiver::Receiver;
@@ -73,8 +72,9 @@ impl Simulation {
     pub fn new(cfg: ScenarioConfig) -> Result<Self, ConfigError> {
         cfg.validate()?;
         let b = &cfg.bottleneck;
-        let queue = |q: &crate::config::QueueConfig| -> Box<dyn crate::net::queue::Queue> {
-            Box::new(DropTail::new(q.limit_packets.min(usize::MAX as u64) as usize, q.limit_bytes))
+        // DropTail drops only on arrival, so it runs as start times (see `net::link`).
+        let queue = |q: &crate::config::QueueConfig| {
+            Buffer::Fifo(FifoBuffer::new(q.limit_packets.min(usize::MAX as u64) as usize, q.limit_bytes))
         };
         let rev_queue = b.reverse_queue.as_ref().unwrap_or(&b.queue);
         let mut links = vec![
@@ -92,9 +92,8 @@ impl Simulation {
                     id,
                     Rate::from_bps(f.access_rate_bps),
                     SimDuration(delay_ns),
-                    Box::new(DropTail::new(0, None)),
-                )
-                .unbounded());
+                    Buffer::Unbounded,
+                ));
                 id
             };
             let src_fwd = access(f.src_access_delay_ns);
@@ -348,8 +347,8 @@ impl Simulation {
         }
         let b = &self.links[BOTTLENECK_FWD];
         self.queue_series.time_s.push(t);
-        self.queue_series.queue_packets.push(b.queue_packets() as u64);
-        self.queue_series.queue_bytes.push(b.queue_bytes());
+        self.queue_series.queue_packets.push(b.queue_packets(self.now) as u64);
+        self.queue_series.queue_bytes.push(b.queue_bytes(self.now));
         self.queue_series.drops.push(b.counters(self.now).drops);
     }
 
@@ -438,7 +437,7 @@ impl Simulation {
             let link = &self.links[l as usize];
             let c = link.counters(self.now);
             dropped += c.drops + c.error_drops;
-            in_network += (link.queue_packets() + link.in_transit()) as u64;
+            in_network += link.packets_held() as u64;
         }
         (sent, received, dropped, in_network)
     }

@@ -26,6 +26,8 @@ use serde::{Deserialize, Serialize};
 const CUBIC_HZ_SHIFT: u32 = 10;
 /// Fixed-point shift of the delayed-ACK ratio estimator (`ACK_RATIO_SHIFT`).
 const ACK_RATIO_SHIFT: u32 = 4;
+/// RTT samples this soon after an epoch starts do not update delay_min.
+const DELAY_MIN_SETTLE: SimDuration = SimDuration::from_secs(1);
 /// Linux recomputes cnt at most every HZ/32 when cwnd is unchanged: 31 ms with 1 ms jiffies.
 const RECOMPUTE_INTERVAL_MS: u64 = 1000 / 32;
 
@@ -263,7 +265,10 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack_sample(&mut self, s: &AckSample) {
-        if let Some(rtt) = s.rtt {
+        // Linux `bictcp_acked`: samples within 1 s of the epoch start are ignored (they still carry the
+        // queue built before the reduction).
+        let settling = self.epoch_start.is_some_and(|e| s.now.since(e) < DELAY_MIN_SETTLE);
+        if let (Some(rtt), false) = (s.rtt, settling) {
             self.delay_min = Some(self.delay_min.map_or(rtt, |d| d.min(rtt)));
         }
         if self.cfg.counting == Counting::Acks && !s.in_recovery && s.acked > 0 {
@@ -437,6 +442,22 @@ mod tests {
             c.on_ack(&ack_at(0, 1));
         }
         assert_eq!(c.cwnd(), 4);
+    }
+
+    #[test]
+    fn delay_min_ignores_samples_in_the_first_second_of_an_epoch() {
+        // Epoch starts at 1 ms; a 50 ms sample at 0.5 s is ignored, a 70 ms one at 1.5 s counts.
+        let mut c = cubic("linux", 100);
+        c.on_ack(&ack_at(1, 1));
+        let sample = |ms_now: u64, rtt_ms: u64| AckSample {
+            now: SimTime(ms_now * 1_000_000),
+            rtt: Some(SimDuration::from_millis(rtt_ms)),
+            ..Default::default()
+        };
+        c.on_ack_sample(&sample(500, 50));
+        assert_eq!(c.delay_min, None);
+        c.on_ack_sample(&sample(1500, 70));
+        assert_eq!(c.delay_min, Some(SimDuration::from_millis(70)));
     }
 
     #[test]
