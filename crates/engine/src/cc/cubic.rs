@@ -18,6 +18,8 @@
 //!   first loss, Reno estimate with beta_scale 23, ACK counting with the delayed-ACK ratio estimator.
 
 use super::common::{icbrt, Counting, Window, INFINITE_SSTHRESH};
+use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
+use crate::config::{err, ConfigError};
 use super::{AckSample, CongestionControl, CongestionEvent, StateField};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
@@ -55,8 +57,48 @@ pub struct CubicConfig {
     pub pre_loss_fixed: bool,
 }
 
-impl CubicConfig {
-    pub fn variant(name: &str) -> Option<Self> {
+impl Algorithm for CubicConfig {
+    const INFO: AlgorithmInfo = AlgorithmInfo {
+        name: "cubic",
+        aliases: &[],
+        summary: "CUBIC: window a cubic function of time since the last loss (Ha, Rhee, Xu 2008; RFC 9438)",
+        default_variant: "linux",
+        variants: &[
+            ("linux", "Linux >= 4.x tcp_cubic.c (RFC 9438 behaviour): beta 0.7, C 0.4, fast convergence, Reno-friendly region; HyStart not implemented"),
+            ("rfc9438", "alias of 'linux'"),
+            ("linux-2.6.22", "CUBIC v2.1 of Linux 2.6.22 (ns-2.35 TCP-Linux, the 2006-2008 studies): beta 0.8, max_increment 16, cnt 50 before the first loss, ACK counting"),
+        ],
+        params: &[
+            ParamDoc { name: "beta", doc: "window kept after a loss, 0 < beta < 1 (0.7 modern, 0.8 in 2006-2008)" },
+            ParamDoc { name: "c", doc: "cubic scaling constant C, packets/s^3, > 0 (0.4)" },
+            ParamDoc { name: "fast_convergence", doc: "lower W_max when losses come before reaching it (true)" },
+            ParamDoc { name: "tcp_friendliness", doc: "never grow slower than the Reno estimate (true)" },
+            ParamDoc { name: "max_increment", doc: "cap on convex growth, packets per 100 ms of RTT; 0 = none (2.6.22: 16)" },
+            ParamDoc { name: "counting", doc: "'packets' (modern) or 'acks' (2.6.22, with the delayed-ACK ratio estimator)" },
+            ParamDoc { name: "initial_ssthresh", doc: "initial ssthresh in packets, 0 = unlimited" },
+            ParamDoc { name: "pre_loss_cnt", doc: "units per +1 packet before the first loss (20 modern, 50 in 2.6.22)" },
+            ParamDoc { name: "pre_loss_fixed", doc: "pre_loss_cnt imposed (2.6.22) rather than an upper bound (modern)" },
+        ],
+    };
+
+    fn validate(&self, field: &str) -> Result<(), ConfigError> {
+        if !(self.beta > 0.0 && self.beta < 1.0) {
+            return Err(err(format!("{field}.beta"), "must be in (0, 1)"));
+        }
+        if !(self.c > 0.0 && self.c.is_finite()) {
+            return Err(err(format!("{field}.c"), "must be above 0"));
+        }
+        if self.pre_loss_cnt == 0 {
+            return Err(err(format!("{field}.pre_loss_cnt"), "must be at least 1"));
+        }
+        Ok(())
+    }
+
+    fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl> {
+        Box::new(Cubic::new(self, initial_cwnd))
+    }
+
+    fn variant(name: &str) -> Option<Self> {
         match name {
             "linux" | "rfc9438" => Some(CubicConfig {
                 beta: 717.0 / 1024.0,
@@ -341,7 +383,7 @@ mod tests {
     use super::*;
 
     fn cubic(variant: &str, cwnd: u32) -> Cubic {
-        let mut c = Cubic::new(CubicConfig::variant(variant).unwrap(), cwnd);
+        let mut c = Cubic::new(<CubicConfig as Algorithm>::variant(variant).unwrap(), cwnd);
         c.win.ssthresh = 2; // start in congestion avoidance
         c
     }
@@ -349,7 +391,7 @@ mod tests {
         AckSample { now: SimTime(ms * 1_000_000), acked, cwnd_limited: true, ..Default::default() }
     }
     fn loss() -> CongestionEvent {
-        CongestionEvent { now: SimTime(0), in_flight: 0 }
+        CongestionEvent { now: SimTime(0), in_flight: 0, min_rtt: None, srtt: None }
     }
 
     #[test]

@@ -32,6 +32,13 @@ pub struct AckSample {
     pub cwnd_limited: bool,
     /// Whether the sender is in fast recovery or loss recovery (not Linux's Open state).
     pub in_recovery: bool,
+    /// Cumulative ACK after this ACK (first unacknowledged segment).
+    pub snd_una: u64,
+    /// Next new segment to send. A round (one RTT of data) ends when `snd_una` passes the `snd_nxt`
+    /// recorded at its start, as Linux Vegas counts rounds (`beg_snd_nxt`).
+    pub snd_nxt: u64,
+    /// Packets delivered so far, cumulatively or by SACK (monotone; `snd_una + sacked`).
+    pub delivered: u64,
 }
 
 /// A loss episode starts (fast retransmit): the algorithm sets ssthresh and reduces its window.
@@ -40,6 +47,10 @@ pub struct CongestionEvent {
     pub now: SimTime,
     /// Packets in flight when the loss was detected (RFC 5681 FlightSize).
     pub in_flight: u32,
+    /// Smallest RTT seen on the connection (Westwood+'s RTTmin, H-TCP's RTTmin).
+    pub min_rtt: Option<SimDuration>,
+    /// Smoothed RTT when the loss was detected.
+    pub srtt: Option<SimDuration>,
 }
 
 /// One named value of the algorithm's internal state, for traces (e.g. `w_max`).

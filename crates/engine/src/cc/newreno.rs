@@ -8,6 +8,7 @@
 //! Loss (both): ssthresh = max(cwnd / 2, 2), cwnd = ssthresh (fact sheet §2.1).
 
 use super::common::{Counting, Window, INFINITE_SSTHRESH};
+use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
 use super::{AckSample, CongestionControl, CongestionEvent, StateField};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -19,13 +20,29 @@ pub struct NewRenoConfig {
     pub counting: Counting,
 }
 
-impl NewRenoConfig {
-    pub fn variant(name: &str) -> Option<Self> {
+impl Algorithm for NewRenoConfig {
+    const INFO: AlgorithmInfo = AlgorithmInfo {
+        name: "newreno",
+        aliases: &["reno"],
+        summary: "Reno/NewReno AIMD: slow start, +1 packet per RTT, halve on loss (RFC 5681, RFC 6582)",
+        default_variant: "linux",
+        variants: &[
+            ("linux", "Linux >= 4.0 tcp_reno_cong_avoid: growth counts packets acknowledged (RFC 5681 with ABC)"),
+            ("linux-2.6.22", "Linux 2.6.22 as in ns-2.35 TCP-Linux: growth counts ACKs, slow start while cwnd <= ssthresh"),
+        ],
+        params: &[ParamDoc { name: "counting", doc: "growth counts 'packets' acknowledged or 'acks'" }],
+    };
+
+    fn variant(name: &str) -> Option<Self> {
         match name {
             "linux" => Some(NewRenoConfig { counting: Counting::Packets }),
             "linux-2.6.22" => Some(NewRenoConfig { counting: Counting::Acks }),
             _ => None,
         }
+    }
+
+    fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl> {
+        Box::new(NewReno::new(self, initial_cwnd))
     }
 }
 
@@ -102,7 +119,7 @@ mod tests {
         AckSample { acked, cwnd_limited: true, ..Default::default() }
     }
     fn loss() -> CongestionEvent {
-        CongestionEvent { now: SimTime(0), in_flight: 0 }
+        CongestionEvent { now: SimTime(0), in_flight: 0, min_rtt: None, srtt: None }
     }
 
     #[test]

@@ -183,6 +183,9 @@ impl Sender {
                 in_flight: self.sb.in_flight(),
                 cwnd_limited: self.is_cwnd_limited(prior_in_flight),
                 in_recovery: prior_state != CaState::Open,
+                snd_una: self.sb.snd_una(),
+                snd_nxt: self.sb.snd_nxt(),
+                delivered: self.sb.snd_una() + self.sb.sacked_out as u64,
             };
             self.cc.on_ack_sample(&sample);
             // Linux raises cwnd only outside Recovery (slow start continues in Loss after an RTO).
@@ -248,7 +251,12 @@ impl Sender {
         self.state = CaState::Recovery;
         self.recover = self.sb.snd_nxt() - 1;
         self.counters.loss_events += 1;
-        self.cc.on_congestion_event(&CongestionEvent { now, in_flight: prior_in_flight });
+        self.cc.on_congestion_event(&CongestionEvent {
+            now,
+            in_flight: prior_in_flight,
+            min_rtt: self.rtt.min_rtt(),
+            srtt: self.rtt.srtt(),
+        });
         // RFC 6675 (4.3) / RFC 6582: the first lost segment is retransmitted at once, whatever cwnd says.
         if let Some(seq) = self.sb.next_retransmit() {
             self.retransmit(seq, now, out);
