@@ -5,6 +5,7 @@
 
 pub mod common;
 pub mod cubic;
+pub mod fast;
 pub mod newreno;
 pub mod registry;
 

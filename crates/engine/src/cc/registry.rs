@@ -4,6 +4,7 @@
 //! each given parameter replaces the preset's value, so historical variants are configurations, not copies.
 
 use super::cubic::CubicConfig;
+use super::fast::FastConfig;
 use super::newreno::NewRenoConfig;
 use super::CongestionControl;
 use crate::config::{err, ConfigError};
@@ -65,7 +66,7 @@ fn entry<A: Algorithm>() -> Entry {
 
 /// Every algorithm, in the order `cclab algorithms` lists them. Adding one is one line here.
 pub fn entries() -> Vec<Entry> {
-    vec![entry::<NewRenoConfig>(), entry::<CubicConfig>()]
+    vec![entry::<NewRenoConfig>(), entry::<CubicConfig>(), entry::<FastConfig>()]
 }
 
 /// The entry for a name or alias.
