@@ -4,10 +4,12 @@
 //! packets (Linux `snd_cwnd`), so the per-algorithm fact sheets and kernel constants apply unchanged.
 
 pub mod common;
+pub mod compound;
 pub mod cubic;
 pub mod fast;
 pub mod newreno;
 pub mod registry;
+pub mod vegas;
 
 use crate::time::{SimDuration, SimTime};
 

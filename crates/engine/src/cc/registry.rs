@@ -3,9 +3,11 @@
 //! A config is `{"name": ..., "variant": ..., parameter: value, ...}`: the variant's preset is taken, then
 //! each given parameter replaces the preset's value, so historical variants are configurations, not copies.
 
+use super::compound::CompoundConfig;
 use super::cubic::CubicConfig;
 use super::fast::FastConfig;
 use super::newreno::NewRenoConfig;
+use super::vegas::VegasConfig;
 use super::CongestionControl;
 use crate::config::{err, ConfigError};
 use serde::de::DeserializeOwned;
@@ -66,7 +68,13 @@ fn entry<A: Algorithm>() -> Entry {
 
 /// Every algorithm, in the order `cclab algorithms` lists them. Adding one is one line here.
 pub fn entries() -> Vec<Entry> {
-    vec![entry::<NewRenoConfig>(), entry::<CubicConfig>(), entry::<FastConfig>()]
+    vec![
+        entry::<NewRenoConfig>(),
+        entry::<CubicConfig>(),
+        entry::<CompoundConfig>(),
+        entry::<VegasConfig>(),
+        entry::<FastConfig>(),
+    ]
 }
 
 /// The entry for a name or alias.
