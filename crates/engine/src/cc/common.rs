@@ -1,5 +1,5 @@
 //! Pieces shared by the algorithms: the window with Linux's growth counter, slow start, additive
-//! increase, and an exact integer cube root.
+//! increase, the Linux 2.6 delayed-ACK ratio estimator of BIC and CUBIC, and an exact integer cube root.
 
 use serde::{Deserialize, Serialize};
 
@@ -114,6 +114,38 @@ impl Window {
     }
 }
 
+/// Linux 2.6.2x BIC and CUBIC estimate of packets per ACK (`delayed_ack`, kept << 4): an EWMA with gain
+/// 1/16, updated by ACKs in the Open state (`bictcp_acked`), that turns a growth step counted in packets
+/// into one counted in ACKs, since those kernels grow per ACK (fact sheet §1.6, §2.6).
+///
+/// It starts at 2 packets per ACK. With every packet acknowledged it settles at 31/16, not 16/16: the
+/// update d += acked - d/16 stops once the integer d/16 equals acked, which from above is at 16 acked + 15.
+#[derive(Clone, Debug)]
+pub struct DelayedAckRatio {
+    packets_per_ack_x16: u32,
+}
+
+impl Default for DelayedAckRatio {
+    fn default() -> Self {
+        DelayedAckRatio { packets_per_ack_x16: 2 << Self::SHIFT }
+    }
+}
+
+impl DelayedAckRatio {
+    /// Fixed-point shift (`ACK_RATIO_SHIFT`).
+    const SHIFT: u32 = 4;
+
+    /// One ACK that acknowledged `acked` packets in the Open state.
+    pub fn sample(&mut self, acked: u32) {
+        self.packets_per_ack_x16 = self.packets_per_ack_x16 - (self.packets_per_ack_x16 >> Self::SHIFT) + acked;
+    }
+
+    /// `packets` received packets expressed as ACKs at the measured ratio, at least 1.
+    pub fn acks_for(&self, packets: u32) -> u32 {
+        ((packets << Self::SHIFT) / self.packets_per_ack_x16.max(1)).max(1)
+    }
+}
+
 /// Largest integer `r` with r^3 <= x. Exact and platform independent (libm `cbrt` is not correctly
 /// rounded everywhere, which would break bit-identical results across machines).
 pub fn icbrt(x: u128) -> u64 {
@@ -166,6 +198,27 @@ mod tests {
         // A stretch ACK of 25 units at w = 11: +2 packets, 3 units kept.
         w.additive_increase(11, 25);
         assert_eq!((w.cwnd, w.cwnd_cnt), (13, 3));
+    }
+
+    #[test]
+    fn delayed_ack_ratio_starts_at_two_and_settles_above_the_true_ratio() {
+        // Initial 2 << 4 = 32: 20 packets are 20 * 16 / 32 = 10 ACKs.
+        let mut one = DelayedAckRatio::default();
+        assert_eq!(one.acks_for(20), 10);
+        // One packet per ACK: 32 - 32/16 + 1 = 31, then 31 - 31/16 + 1 = 31 for ever: 20 * 16 / 31 = 10.3 -> 10.
+        for _ in 0..100 {
+            one.sample(1);
+        }
+        assert_eq!(one.packets_per_ack_x16, 31);
+        // Three packets per ACK: 32 -> 33 -> ... -> 48, where 48 - 3 + 3 = 48: 30 * 16 / 48 = 10.
+        let mut three = DelayedAckRatio::default();
+        for _ in 0..100 {
+            three.sample(3);
+        }
+        assert_eq!(three.packets_per_ack_x16, 48);
+        assert_eq!(three.acks_for(30), 10);
+        // Never below one ACK.
+        assert_eq!(three.acks_for(2), 1);
     }
 
     #[test]

@@ -17,7 +17,7 @@
 //!   (0.8), C 0.4, max_increment 16 packets per 100 ms of RTT in the convex region, cnt = 50 before the
 //!   first loss, Reno estimate with beta_scale 23, ACK counting with the delayed-ACK ratio estimator.
 
-use super::common::{icbrt, Counting, Window, INFINITE_SSTHRESH};
+use super::common::{icbrt, Counting, DelayedAckRatio, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
 use crate::config::{err, ConfigError};
 use super::{AckSample, CongestionControl, CongestionEvent, StateField};
@@ -26,8 +26,6 @@ use serde::{Deserialize, Serialize};
 
 /// Linux's time unit for the cubic curve: 2^-10 s (`BICTCP_HZ` = 10).
 const CUBIC_HZ_SHIFT: u32 = 10;
-/// Fixed-point shift of the delayed-ACK ratio estimator (`ACK_RATIO_SHIFT`).
-const ACK_RATIO_SHIFT: u32 = 4;
 /// RTT samples this soon after an epoch starts do not update delay_min.
 const DELAY_MIN_SETTLE: SimDuration = SimDuration::from_secs(1);
 /// Linux recomputes cnt at most every HZ/32 when cwnd is unchanged: 31 ms with 1 ms jiffies.
@@ -156,8 +154,8 @@ pub struct Cubic {
     ack_cnt: u32,
     /// Reno-estimate window.
     tcp_cwnd: u32,
-    /// Packets per ACK, << ACK_RATIO_SHIFT (2.6.22 only).
-    delayed_ack: u32,
+    /// Packets per ACK (2.6.22 only).
+    ack_ratio: DelayedAckRatio,
 }
 
 impl Cubic {
@@ -183,7 +181,7 @@ impl Cubic {
             delay_min: None,
             ack_cnt: 0,
             tcp_cwnd: 0,
-            delayed_ack: 2 << ACK_RATIO_SHIFT,
+            ack_ratio: DelayedAckRatio::default(),
         };
         cubic.reset();
         cubic
@@ -202,7 +200,7 @@ impl Cubic {
         self.delay_min = None;
         self.ack_cnt = 0;
         self.tcp_cwnd = 0;
-        self.delayed_ack = 2 << ACK_RATIO_SHIFT;
+        self.ack_ratio = DelayedAckRatio::default();
     }
 
     /// Linux `bictcp_update`: recompute `cnt` for the current window.
@@ -280,7 +278,7 @@ impl Cubic {
 
         cnt = match self.cfg.counting {
             // 2.6.22 counts ACKs, so it scales cnt by the measured packets per ACK.
-            Counting::Acks => ((cnt << ACK_RATIO_SHIFT) / self.delayed_ack.max(1)).max(1),
+            Counting::Acks => self.ack_ratio.acks_for(cnt),
             // Modern Linux: at most +50 % per RTT.
             Counting::Packets => cnt.max(2),
         };
@@ -314,8 +312,7 @@ impl CongestionControl for Cubic {
             self.delay_min = Some(self.delay_min.map_or(rtt, |d| d.min(rtt)));
         }
         if self.cfg.counting == Counting::Acks && !s.in_recovery && s.acked > 0 {
-            // EWMA (gain 1/16) of packets per ACK, kept << 4 (2.6.22 `bictcp_acked`).
-            self.delayed_ack = self.delayed_ack - (self.delayed_ack >> ACK_RATIO_SHIFT) + s.acked;
+            self.ack_ratio.sample(s.acked);
         }
     }
 

@@ -3,6 +3,7 @@
 //! The algorithm owns its window; the sender only reads `cwnd()` and reports what happened. Windows are in
 //! packets (Linux `snd_cwnd`), so the per-algorithm fact sheets and kernel constants apply unchanged.
 
+pub mod bic;
 pub mod common;
 pub mod compound;
 pub mod cubic;

@@ -3,7 +3,14 @@
 //! A config is `{"name": ..., "variant": ..., parameter: value, ...}`: the variant's preset is taken, then
 //! each given parameter replaces the preset's value, so historical variants are configurations, not copies.
 
-use super::compound::CompoundConfig;
+    vec![
+        entry::<NewRenoConfig>(),
+        entry::<BicConfig>(),
+        entry::<CubicConfig>(),
+        entry::<CompoundConfig>(),
+        entry::<VegasConfig>(),
+        entry::<FastConfig>(),
+    ]
 use super::cubic::CubicConfig;
 use super::fast::FastConfig;
 use super::newreno::NewRenoConfig;
@@ -70,6 +77,7 @@ fn entry<A: Algorithm>() -> Entry {
 pub fn entries() -> Vec<Entry> {
     vec![
         entry::<NewRenoConfig>(),
+        entry::<BicConfig>(),
         entry::<CubicConfig>(),
         entry::<CompoundConfig>(),
         entry::<VegasConfig>(),
