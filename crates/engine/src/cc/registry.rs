@@ -3,14 +3,8 @@
 //! A config is `{"name": ..., "variant": ..., parameter: value, ...}`: the variant's preset is taken, then
 //! each given parameter replaces the preset's value, so historical variants are configurations, not copies.
 
-    vec![
-        entry::<NewRenoConfig>(),
-        entry::<BicConfig>(),
-        entry::<CubicConfig>(),
-        entry::<CompoundConfig>(),
-        entry::<VegasConfig>(),
-        entry::<FastConfig>(),
-    ]
+use super::bic::BicConfig;
+use super::compound::CompoundConfig;
 use super::cubic::CubicConfig;
 use super::fast::FastConfig;
 use super::newreno::NewRenoConfig;
