@@ -401,6 +401,24 @@ def noise_floor(scenarios, algs, results, ns2_cache, cclab_cache, specs) -> list
     return out
 
 
+def reference_table(scenarios: list[Scenario], algs: list[str], ns2_cache: dict) -> list[str]:
+    """ns-2 alone: goodput Mbit/s / loss events / timeouts, one row per scenario, one column per algorithm."""
+    out = ["\n#### ns-2.35 reference: goodput (Mbit/s) / loss events / timeouts\n",
+           "| scenario | " + " | ".join(algs) + " |", "|---|" + "---:|" * len(algs)]
+    for s in scenarios:
+        cells = []
+        for a in algs:
+            r = summarise(ns2_cache.get(f"{s.id}/{a}"))
+            if r is None:
+                cells.append("—")
+            elif r.get("status") != "ok":
+                cells.append(r.get("status") or "—")
+            else:
+                cells.append(f"{r['goodput'] / 1e6:.1f} / {r['loss_events']} / {r['timeouts']}")
+        out.append(f"| {s.id} | " + " | ".join(cells) + " |")
+    return out
+
+
 def by_algorithm(scenarios: list[Scenario], algs: list[str], results: dict, specs: dict) -> list[str]:
     """One Markdown table per algorithm, one row per scenario (the layout of docs/validation.md)."""
     out = []
@@ -450,6 +468,8 @@ def main() -> int:
     p.add_argument("--perturb", action="store_true",
                    help="noise floor: the same scenarios with every access delay 1 us longer (2.501 ms), "
                         "cached as separate scenarios; also prints base vs perturbed for each simulator")
+    p.add_argument("--reference-table", action="store_true",
+                   help="also print the ns-2 figures of all algorithms in one table (rows: scenarios)")
     p.add_argument("--group-by", choices=["scenario", "algorithm"], default="scenario",
                    help="one table per scenario (default) or per algorithm")
     p.add_argument("--list", action="store_true", help="print the scenario matrix and exit")
@@ -570,6 +590,10 @@ def main() -> int:
     print(f"\n{len(flagged)} difference(s) above {THRESHOLD:.0%}:")
     for f in flagged:
         print("  " + f)
+    if args.reference_table:
+        ref = reference_table(scenarios, algs, ns2_cache)
+        print("\n".join(ref))
+        text += "\n" + "\n".join(ref)
     if args.perturb:
         noise = noise_floor(scenarios, algs, results, ns2_cache, cclab_cache, specs)
         print("\n".join(noise))

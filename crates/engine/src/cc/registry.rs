@@ -178,7 +178,11 @@ mod tests {
     fn errors_name_the_field_and_the_accepted_values() {
         let e = build("flows.0.cc", &json!("vegass"), 2).err().unwrap();
         assert_eq!(e.field, "flows.0.cc.name");
-        assert!(e.message.contains("accepted: newreno, reno, cubic"), "{}", e.message);
+        // Every algorithm and alias is offered, starting with NewReno and its alias.
+        assert!(e.message.contains("accepted: newreno, reno, "), "{}", e.message);
+        for entry in entries() {
+            assert!(e.message.contains(entry.info.name), "{} missing from: {}", entry.info.name, e.message);
+        }
         let e = build("flows.0.cc", &json!({"name": "cubic", "betta": 0.5}), 2).err().unwrap();
         assert_eq!(e.field, "flows.0.cc.betta");
         assert!(e.message.contains("beta"));
