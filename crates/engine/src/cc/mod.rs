@@ -5,8 +5,10 @@
 
 pub mod common;
 pub mod cubic;
+pub mod htcp;
 pub mod newreno;
 pub mod registry;
+pub mod westwood;
 
 use crate::time::{SimDuration, SimTime};
 

@@ -4,7 +4,9 @@
 //! each given parameter replaces the preset's value, so historical variants are configurations, not copies.
 
 use super::cubic::CubicConfig;
+use super::htcp::HtcpConfig;
 use super::newreno::NewRenoConfig;
+use super::westwood::WestwoodConfig;
 use super::CongestionControl;
 use crate::config::{err, ConfigError};
 use serde::de::DeserializeOwned;
@@ -65,7 +67,7 @@ fn entry<A: Algorithm>() -> Entry {
 
 /// Every algorithm, in the order `cclab algorithms` lists them. Adding one is one line here.
 pub fn entries() -> Vec<Entry> {
-    vec![entry::<NewRenoConfig>(), entry::<CubicConfig>()]
+    vec![entry::<NewRenoConfig>(), entry::<CubicConfig>(), entry::<HtcpConfig>(), entry::<WestwoodConfig>()]
 }
 
 /// The entry for a name or alias.
