@@ -1,6 +1,8 @@
 //! Pieces shared by the algorithms: the window with Linux's growth counter, slow start, additive
 //! increase, the Linux 2.6 delayed-ACK ratio estimator of BIC and CUBIC, and an exact integer cube root.
 
+use super::AckSample;
+use crate::time::SimDuration;
 use serde::{Deserialize, Serialize};
 
 /// "Infinite" initial ssthresh (Linux `TCP_INFINITE_SSTHRESH`).
@@ -24,6 +26,32 @@ impl Counting {
             Counting::Packets => acked,
         }
     }
+}
+
+/// Which RTT an algorithm's delay estimators (RTTmin, RTTmax) read (H-TCP, Westwood+).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RttSource {
+    /// The smoothed RTT (`tp->srtt >> 3`), as Linux 2.6.22 H-TCP and Westwood+ read it.
+    Srtt,
+    /// The RTT measured by this ACK (later kernels' `pkts_acked` sample; the papers' RTT samples).
+    Sample,
+}
+
+impl RttSource {
+    /// The RTT this ACK offers, if any.
+    pub fn of(self, sample: &AckSample) -> Option<SimDuration> {
+        match self {
+            RttSource::Srtt => sample.srtt,
+            RttSource::Sample => sample.rtt,
+        }
+    }
+}
+
+/// Nanoseconds (a `SimTime` or `SimDuration`) in Linux jiffies of 1 ms, as ns-2.35 TCP-Linux counts
+/// `tcp_time_stamp`: whole milliseconds, truncated.
+pub fn jiffies(ns: u64) -> u64 {
+    ns / 1_000_000
 }
 
 /// Congestion window in packets with Linux's fractional-growth counter (`snd_cwnd_cnt`).

@@ -8,9 +8,11 @@ pub mod common;
 pub mod compound;
 pub mod cubic;
 pub mod fast;
+pub mod htcp;
 pub mod newreno;
 pub mod registry;
 pub mod vegas;
+pub mod westwood;
 
 use crate::time::{SimDuration, SimTime};
 

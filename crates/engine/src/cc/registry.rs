@@ -7,8 +7,10 @@ use super::bic::BicConfig;
 use super::compound::CompoundConfig;
 use super::cubic::CubicConfig;
 use super::fast::FastConfig;
+use super::htcp::HtcpConfig;
 use super::newreno::NewRenoConfig;
 use super::vegas::VegasConfig;
+use super::westwood::WestwoodConfig;
 use super::CongestionControl;
 use crate::config::{err, ConfigError};
 use serde::de::DeserializeOwned;
@@ -71,6 +73,8 @@ fn entry<A: Algorithm>() -> Entry {
 pub fn entries() -> Vec<Entry> {
     vec![
         entry::<NewRenoConfig>(),
+        entry::<HtcpConfig>(),
+        entry::<WestwoodConfig>(),
         entry::<BicConfig>(),
         entry::<CubicConfig>(),
         entry::<CompoundConfig>(),
