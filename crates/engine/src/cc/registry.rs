@@ -3,6 +3,7 @@
 //! A config is `{"name": ..., "variant": ..., parameter: value, ...}`: the variant's preset is taken, then
 //! each given parameter replaces the preset's value, so historical variants are configurations, not copies.
 
+use super::bbr::BbrConfig;
 use super::cubic::CubicConfig;
 use super::newreno::NewRenoConfig;
 use super::CongestionControl;
@@ -65,7 +66,7 @@ fn entry<A: Algorithm>() -> Entry {
 
 /// Every algorithm, in the order `cclab algorithms` lists them. Adding one is one line here.
 pub fn entries() -> Vec<Entry> {
-    vec![entry::<NewRenoConfig>(), entry::<CubicConfig>()]
+    vec![entry::<NewRenoConfig>(), entry::<CubicConfig>(), entry::<BbrConfig>()]
 }
 
 /// The entry for a name or alias.
