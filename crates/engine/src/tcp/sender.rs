@@ -10,7 +10,8 @@
 //! - pacing: when `pacing_rate_bps()` is Some, no segment leaves before `next_send_time`, and each one
 //!   pushes it to send time + size * 8 / rate (integer ns, rounded up; Linux EDT
 //!   `tcp_update_skb_after_send`). A sender held back by pacing asks for a wake-up through
-//!   `timer_deadline`, which is then the earlier of that and the retransmission timer.
+//!   `timer_deadline`, which is then the earlier of that and the retransmission timer. The first
+//!   retransmission of a fast retransmit still goes out at once (RFC 6675 4.3), outside the pacing budget.
 
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::net::packet::{Direction, Packet, Payload};

@@ -163,6 +163,7 @@ impl Algorithm for BbrConfig {
         Ok(())
     }
 
+    /// Packet size and random stream are placeholders until the simulation calls `attach`.
     fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl> {
         Box::new(Bbr::new(self, initial_cwnd, 1500, SimRng::new(0, 0)))
     }
