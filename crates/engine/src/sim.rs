@@ -9,7 +9,7 @@
 //! Each packet carries the index of the link it is on; its flow's path (a list of link ids per direction)
 //! says where it goes next, so other topologies only need other paths.
 
-use crate::cc::registry;
+use crate::cc::{registry, FlowContext};
 use crate::config::{ConfigError, ScenarioConfig};
 use crate::event::{Event, EventQueue};
 use crate::net::link::{Buffer, FifoBuffer, Link, LinkCounters};
@@ -26,6 +26,8 @@ const BOTTLENECK_FWD: usize = 0;
 const BOTTLENECK_REV: usize = 1;
 /// Random stream of the bottleneck's packet errors.
 const STREAM_BOTTLENECK_ERRORS: u64 = 1;
+/// Random stream of flow i's congestion control is this + i (BBR's PROBE_BW start phase).
+const STREAM_FIRST_CC: u64 = 1 << 32;
 
 struct Flow {
     sender: Sender,
@@ -100,7 +102,11 @@ impl Simulation {
             let dst_fwd = access(f.dst_access_delay_ns);
             let dst_rev = access(f.dst_access_delay_ns);
             let src_rev = access(f.src_access_delay_ns);
-            let cc = registry::build(&format!("flows.{i}.cc"), &f.cc, f.initial_cwnd)?;
+            let mut cc = registry::build(&format!("flows.{i}.cc"), &f.cc, f.initial_cwnd)?;
+            cc.attach(FlowContext {
+                packet_size: cfg.packet_size,
+                rng: SimRng::new(cfg.run.seed, STREAM_FIRST_CC + i as u64),
+            });
             let sender = Sender::new(
                 SenderConfig {
                     flow: i as u32,

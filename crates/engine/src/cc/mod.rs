@@ -3,6 +3,7 @@
 //! The algorithm owns its window; the sender only reads `cwnd()` and reports what happened. Windows are in
 //! packets (Linux `snd_cwnd`), so the per-algorithm fact sheets and kernel constants apply unchanged.
 
+pub mod bbr;
 pub mod bic;
 pub mod common;
 pub mod compound;
@@ -14,6 +15,7 @@ pub mod registry;
 pub mod vegas;
 pub mod westwood;
 
+use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
 /// What one ACK told the sender, handed to the algorithm after the scoreboard has been updated.
@@ -45,6 +47,47 @@ pub struct AckSample {
     pub snd_nxt: u64,
     /// Packets delivered so far, cumulatively or by SACK (monotone; `snd_una + sacked`).
     pub delivered: u64,
+    /// Delivery-rate sample of this ACK (`tcp/rate.rs`), only for algorithms whose
+    /// `wants_rate_samples()` is true; None otherwise.
+    pub rate: Option<RateSample>,
+}
+
+/// One ACK's delivery-rate sample (Linux `struct rate_sample`; draft-cheng-iccrg-delivery-rate-estimation).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct RateSample {
+    /// Packets newly delivered (cumulatively ACKed or SACKed) by this ACK (`rs->acked_sacked`).
+    pub acked_sacked: u32,
+    /// Packets newly marked lost while this ACK was processed (`rs->losses`).
+    pub losses: u32,
+    /// Packets delivered over the sampling interval (`rs->delivered`); meaningful when `interval` > 0.
+    pub delivered: u64,
+    /// Sampling interval, max(send phase, ACK phase) (`rs->interval_us`); ZERO: no valid rate sample.
+    pub interval: SimDuration,
+    /// Connection's delivered count when the sampled segment was sent (`rs->prior_delivered`): rounds
+    /// are counted by it.
+    pub prior_delivered: u64,
+    /// The sampled segment was sent while the sender was application-limited.
+    pub is_app_limited: bool,
+    /// Packets delivered and marked lost since the connection started (`tp->delivered`, `tp->lost`).
+    pub total_delivered: u64,
+    pub total_lost: u64,
+    /// Time of the latest delivery (`tp->delivered_mstamp`).
+    pub delivered_time: SimTime,
+}
+
+impl RateSample {
+    /// Whether this ACK gave a delivery-rate sample.
+    pub fn is_valid(&self) -> bool {
+        self.interval > SimDuration::ZERO
+    }
+}
+
+/// What the simulation tells an algorithm about its flow once, before the flow starts.
+pub struct FlowContext {
+    /// Bytes on the wire of a data packet (turns packet rates into bit/s for pacing).
+    pub packet_size: u32,
+    /// The flow's own random stream, derived from the run seed and the flow index.
+    pub rng: SimRng,
 }
 
 /// A loss episode starts (fast retransmit): the algorithm sets ssthresh and reduces its window.
@@ -92,6 +135,21 @@ pub trait CongestionControl: Send {
     fn pacing_rate_bps(&self) -> Option<u64> {
         None
     }
+
+    /// Whether the sender should keep per-segment delivery-rate state and fill `AckSample::rate`. Read
+    /// once when the sender is built; false keeps the per-packet path free of that bookkeeping.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+
+    /// The algorithm is holding its rate below what the network allows (BBR's PROBE_RTT), so rate
+    /// samples must be marked application-limited (Linux BBR sets `tp->app_limited` there).
+    fn marks_app_limited(&self) -> bool {
+        false
+    }
+
+    /// Called once with the flow's packet size and random stream, before the flow starts.
+    fn attach(&mut self, _ctx: FlowContext) {}
 
     /// Internal state for traces, as `(name, value)` pairs with stable names.
     fn state(&self, _out: &mut Vec<StateField>) {}

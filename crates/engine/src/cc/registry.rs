@@ -3,6 +3,7 @@
 //! A config is `{"name": ..., "variant": ..., parameter: value, ...}`: the variant's preset is taken, then
 //! each given parameter replaces the preset's value, so historical variants are configurations, not copies.
 
+use super::bbr::BbrConfig;
 use super::bic::BicConfig;
 use super::compound::CompoundConfig;
 use super::cubic::CubicConfig;
@@ -80,6 +81,7 @@ pub fn entries() -> Vec<Entry> {
         entry::<CompoundConfig>(),
         entry::<VegasConfig>(),
         entry::<FastConfig>(),
+        entry::<BbrConfig>(),
     ]
 }
 

@@ -1,5 +1,6 @@
 //! TCP endpoints: a bulk sender with a SACK scoreboard and a receiver, both sans-IO.
 pub mod receiver;
+pub mod rate;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;

@@ -6,8 +6,13 @@
 //! retransmission re-enters it. Every update is amortised O(1) per segment: SACK blocks are merged into
 //! an interval set so repeated blocks cost nothing, and the loss-marking and retransmission cursors only
 //! move forward.
+//!
+//! For algorithms that ask for delivery-rate samples, a parallel queue keeps each segment's `TxStamp`
+//! (tcp/rate.rs) and the board remembers, per ACK, how many segments were newly delivered and the most
+//! recently sent of them. Without rate sampling that queue stays empty and is never touched.
 
 use crate::net::packet::SeqRange;
+use crate::tcp::rate::{DeliveredSegment, TxStamp};
 use crate::time::SimTime;
 use std::collections::VecDeque;
 
@@ -42,11 +47,23 @@ pub struct Scoreboard {
     rxt_pos: u64,
     /// One past the highest segment marked lost.
     lost_high: u64,
+    /// Segments ever marked lost (Linux `tp->lost`), for rate samples and loss-rate estimates.
+    pub lost_total: u64,
+    /// Delivery-rate stamps parallel to `segs`; None unless rate sampling is on.
+    rate_stamps: Option<VecDeque<TxStamp>>,
+    /// Segments newly delivered (ACKed without having been SACKed, or SACKed) since `take_delivered`.
+    newly_delivered: u32,
+    /// The most recently sent of them.
+    newest_delivered: Option<DeliveredSegment>,
 }
 
 impl Scoreboard {
     pub fn new() -> Self {
         Self::default()
+    }
+    /// A board that keeps delivery-rate stamps (before anything is sent).
+    pub fn with_rate_stamps() -> Self {
+        Scoreboard { rate_stamps: Some(VecDeque::new()), ..Self::default() }
     }
     pub fn snd_una(&self) -> u64 {
         self.snd_una
@@ -81,7 +98,34 @@ impl Scoreboard {
     pub fn push_new(&mut self, now: SimTime) -> u64 {
         let seq = self.snd_nxt();
         self.segs.push_back(Segment { sent_at: now, flags: 0 });
+        if let Some(stamps) = &mut self.rate_stamps {
+            stamps.push_back(TxStamp::default());
+        }
         seq
+    }
+
+    /// Record the delivery-rate stamp of the latest (re)transmission of `seq` (rate sampling only).
+    pub fn set_tx_stamp(&mut self, seq: u64, stamp: TxStamp) {
+        let i = (seq - self.snd_una) as usize;
+        if let Some(stamps) = &mut self.rate_stamps {
+            stamps[i] = stamp;
+        }
+    }
+
+    /// Segments delivered since the last call, and the most recently sent of them; resets both.
+    pub fn take_delivered(&mut self) -> (u32, Option<DeliveredSegment>) {
+        let delivered = (self.newly_delivered, self.newest_delivered.take());
+        self.newly_delivered = 0;
+        delivered
+    }
+
+    /// A segment was delivered: keep it if it is the most recently sent so far (latest send time; among
+    /// equal times the later-visited, i.e. higher, segment, as Linux `tcp_skb_sent_after`).
+    fn note_delivered(&mut self, stamp: TxStamp, sent_at: SimTime) {
+        self.newly_delivered += 1;
+        if self.newest_delivered.map_or(true, |d| sent_at >= d.sent_at) {
+            self.newest_delivered = Some(DeliveredSegment { stamp, sent_at });
+        }
     }
 
     /// Record a retransmission of `seq`.
@@ -101,6 +145,12 @@ impl Scoreboard {
         let mut any_retransmitted = false;
         while self.snd_una < cum_ack {
             let s = self.segs.pop_front().expect("segment below snd_nxt");
+            if let Some(stamps) = &mut self.rate_stamps {
+                let stamp = stamps.pop_front().expect("one stamp per segment");
+                if s.flags & SACKED == 0 {
+                    self.note_delivered(stamp, s.sent_at);
+                }
+            }
             if s.flags & SACKED != 0 {
                 self.sacked_out -= 1;
             }
@@ -168,6 +218,10 @@ impl Scoreboard {
             if flags & RETRANS != 0 {
                 self.retrans_out -= 1;
             }
+            if let Some(stamps) = &self.rate_stamps {
+                let (stamp, sent_at) = (stamps[(seq - self.snd_una) as usize], self.seg(seq).sent_at);
+                self.note_delivered(stamp, sent_at);
+            }
         }
         self.sacked_out += (to - from) as u32;
         (to - from) as u32
@@ -198,6 +252,7 @@ impl Scoreboard {
         }
         if marked > 0 {
             self.lost_out += marked;
+            self.lost_total += marked as u64;
             self.lost_high = self.lost_high.max(boundary);
             self.rxt_pos = self.rxt_pos.min(from);
         }
@@ -211,6 +266,7 @@ impl Scoreboard {
         if s.flags & (SACKED | LOST | RETRANS) == 0 {
             s.flags |= LOST;
             self.lost_out += 1;
+            self.lost_total += 1;
             self.lost_high = self.lost_high.max(seq + 1);
             self.rxt_pos = self.rxt_pos.min(seq);
         }
@@ -220,12 +276,15 @@ impl Scoreboard {
     /// presumed lost too (RFC 6675 section 5.1; Linux `tcp_enter_loss`).
     pub fn mark_all_lost(&mut self) {
         let mut lost = 0;
+        let mut newly_lost = 0;
         for s in self.segs.iter_mut() {
             if s.flags & SACKED == 0 {
+                newly_lost += u64::from(s.flags & LOST == 0);
                 s.flags = (s.flags | LOST) & !RETRANS;
                 lost += 1;
             }
         }
+        self.lost_total += newly_lost;
         self.lost_out = lost;
         self.retrans_out = 0;
         self.rxt_pos = self.snd_una;

@@ -4,12 +4,21 @@
 //! Loss recovery follows RFC 6675 (SACK) by default, or RFC 6582 (NewReno) when SACK is off, on Linux's
 //! state machine: Open -> Recovery on fast retransmit, -> Loss on a retransmission timeout. The window
 //! belongs to the congestion-control algorithm; the sender only reads it.
+//!
+//! Two services exist for algorithms that ask for them (BBR), and cost one branch otherwise:
+//! - delivery-rate samples (`tcp/rate.rs`), handed over in `AckSample::rate`;
+//! - pacing: when `pacing_rate_bps()` is Some, no segment leaves before `next_send_time`, and each one
+//!   pushes it to send time + size * 8 / rate (integer ns, rounded up; Linux EDT
+//!   `tcp_update_skb_after_send`). A sender held back by pacing asks for a wake-up through
+//!   `timer_deadline`, which is then the earlier of that and the retransmission timer. The first
+//!   retransmission of a fast retransmit still goes out at once (RFC 6675 4.3), outside the pacing budget.
 
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::net::packet::{Direction, Packet, Payload};
+use crate::tcp::rate::RateSampler;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::scoreboard::{Scoreboard, DUP_THRESH};
-use crate::time::{SimDuration, SimTime};
+use crate::time::{Rate, SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,15 +77,22 @@ pub struct Sender {
     started: bool,
     rto_deadline: Option<SimTime>,
     counters: SenderCounters,
+    /// Delivery-rate estimator, only when the algorithm wants rate samples.
+    rate: Option<RateSampler>,
+    /// Pacing: no segment is sent before this time.
+    next_send_time: SimTime,
+    /// Pacing held back a segment the window allowed: wake up then.
+    pacing_wakeup: Option<SimTime>,
 }
 
 impl Sender {
     pub fn new(cfg: SenderConfig, cc: Box<dyn CongestionControl>) -> Self {
+        let wants_rate = cc.wants_rate_samples();
         Sender {
             rtt: RttEstimator::new(cfg.rto_min),
             cfg,
             cc,
-            sb: Scoreboard::new(),
+            sb: if wants_rate { Scoreboard::with_rate_stamps() } else { Scoreboard::new() },
             state: CaState::Open,
             recover: 0,
             dupacks: 0,
@@ -84,6 +100,9 @@ impl Sender {
             started: false,
             rto_deadline: None,
             counters: SenderCounters::default(),
+            rate: wants_rate.then(RateSampler::new),
+            next_send_time: SimTime::ZERO,
+            pacing_wakeup: None,
         }
     }
 
@@ -111,9 +130,12 @@ impl Sender {
     pub fn snd_nxt(&self) -> u64 {
         self.sb.snd_nxt()
     }
-    /// When the sender next needs `on_timer` (the retransmission timer).
+    /// When the sender next needs `on_timer`: the retransmission timer or a pacing wake-up.
     pub fn timer_deadline(&self) -> Option<SimTime> {
-        self.rto_deadline
+        match (self.rto_deadline, self.pacing_wakeup) {
+            (Some(rto), Some(pacing)) => Some(rto.min(pacing)),
+            (rto, pacing) => rto.or(pacing),
+        }
     }
     #[cfg(test)]
     pub fn scoreboard(&self) -> &Scoreboard {
@@ -132,6 +154,7 @@ impl Sender {
         };
         let echo = ack.sent_at;
         let prior_in_flight = self.sb.in_flight();
+        let prior_lost = self.sb.lost_total;
         let prior_state = self.state;
         let packets_out_before = self.sb.packets_out();
 
@@ -172,13 +195,19 @@ impl Sender {
         }
 
         if acked > 0 || newly_sacked > 0 {
+            let min_rtt = self.rtt.min_rtt();
+            let rate = self.rate.as_mut().map(|rate| {
+                let (delivered, newest) = self.sb.take_delivered();
+                let losses = (self.sb.lost_total - prior_lost) as u32;
+                rate.on_ack(now, delivered, newest, losses, self.sb.lost_total, min_rtt)
+            });
             let sample = AckSample {
                 now,
                 acked,
                 sacked: newly_sacked,
                 rtt: rtt_sample,
                 srtt: self.rtt.srtt(),
-                min_rtt: self.rtt.min_rtt(),
+                min_rtt,
                 prior_in_flight,
                 in_flight: self.sb.in_flight(),
                 cwnd_limited: self.is_cwnd_limited(prior_in_flight),
@@ -186,8 +215,14 @@ impl Sender {
                 snd_una: self.sb.snd_una(),
                 snd_nxt: self.sb.snd_nxt(),
                 delivered: self.sb.snd_una() + self.sb.sacked_out as u64,
+                rate,
             };
             self.cc.on_ack_sample(&sample);
+            if let Some(rate) = &mut self.rate {
+                if self.cc.marks_app_limited() {
+                    rate.mark_app_limited(self.sb.in_flight());
+                }
+            }
             // Linux raises cwnd only outside Recovery (slow start continues in Loss after an RTO).
             if acked > 0 && prior_state != CaState::Recovery {
                 self.cc.on_ack(&sample);
@@ -264,12 +299,15 @@ impl Sender {
     }
 
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        let Some(deadline) = self.rto_deadline else { return };
-        if now < deadline {
-            return;
-        }
-        if self.sb.packets_out() == 0 {
+        let rto_due = self.rto_deadline.is_some_and(|deadline| now >= deadline);
+        if rto_due && self.sb.packets_out() == 0 {
             self.rto_deadline = None;
+        }
+        if !rto_due || self.sb.packets_out() == 0 {
+            // Not a retransmission timeout: a pacing wake-up, if one is due.
+            if self.pacing_wakeup.is_some_and(|wakeup| now >= wakeup) {
+                self.send_what_is_allowed(now, out);
+            }
             return;
         }
         self.counters.timeouts += 1;
@@ -291,18 +329,38 @@ impl Sender {
             return;
         }
         let cwnd = self.cc.cwnd();
+        let pacing_rate = self.cc.pacing_rate_bps();
+        self.pacing_wakeup = None;
         while self.sb.in_flight() < cwnd {
+            if pacing_rate.is_some() && now < self.next_send_time {
+                self.pacing_wakeup = Some(self.next_send_time);
+                break;
+            }
             if let Some(seq) = self.sb.next_retransmit() {
                 self.retransmit(seq, now, out);
             } else if self.may_send_new(now) {
                 let seq = self.sb.push_new(now);
                 self.emit(seq, false, now, out);
             } else {
+                self.check_app_limited(now);
                 break;
+            }
+            if let Some(bps) = pacing_rate {
+                self.next_send_time = now + Rate::from_bps(bps.max(1)).tx_time(self.cfg.packet_size);
             }
         }
         if self.rto_deadline.is_none() && self.sb.packets_out() > 0 {
             self.rto_deadline = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// Linux `tcp_rate_check_app_limited`: the window has room and nothing is waiting for retransmission,
+    /// but the application has no more data (past `stop`; a full receiver window is not app-limited).
+    fn check_app_limited(&mut self, now: SimTime) {
+        if let Some(rate) = &mut self.rate {
+            if self.cfg.stop.is_some_and(|stop| now >= stop) {
+                rate.mark_app_limited(self.sb.in_flight());
+            }
         }
     }
 
@@ -323,6 +381,12 @@ impl Sender {
     }
 
     fn emit(&mut self, seq: u64, retransmission: bool, now: SimTime, out: &mut Vec<Packet>) {
+        if let Some(rate) = &mut self.rate {
+            // A new segment was just pushed: it is alone in flight when nothing else was outstanding.
+            let idle = !retransmission && self.sb.packets_out() == 1;
+            let stamp = rate.on_send(now, idle);
+            self.sb.set_tx_stamp(seq, stamp);
+        }
         self.counters.packets_sent += 1;
         out.push(Packet {
             flow: self.cfg.flow,

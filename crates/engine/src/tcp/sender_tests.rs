@@ -182,3 +182,99 @@ fn newreno_partial_ack_retransmits_the_next_hole() {
     assert_eq!(s.state(), CaState::Recovery);
     assert_eq!(s.counters().loss_events, 1);
 }
+
+/// A test algorithm with a fixed window and optional pacing rate that records its rate samples.
+struct Recorder {
+    cwnd: u32,
+    pacing_bps: Option<u64>,
+    samples: std::sync::Arc<std::sync::Mutex<Vec<crate::cc::RateSample>>>,
+}
+
+impl crate::cc::CongestionControl for Recorder {
+    fn name(&self) -> &'static str {
+        "recorder"
+    }
+    fn on_ack_sample(&mut self, s: &crate::cc::AckSample) {
+        self.samples.lock().unwrap().push(s.rate.expect("rate samples were asked for"));
+    }
+    fn on_ack(&mut self, _s: &crate::cc::AckSample) {}
+    fn on_congestion_event(&mut self, _e: &crate::cc::CongestionEvent) {}
+    fn on_recovery_exit(&mut self, _now: SimTime) {}
+    fn on_timeout(&mut self, _now: SimTime, _first: bool) {}
+    fn cwnd(&self) -> u32 {
+        self.cwnd
+    }
+    fn ssthresh(&self) -> u32 {
+        self.cwnd
+    }
+    fn pacing_rate_bps(&self) -> Option<u64> {
+        self.pacing_bps
+    }
+    fn wants_rate_samples(&self) -> bool {
+        true
+    }
+}
+
+fn recording_sender(cwnd: u32, pacing_bps: Option<u64>) -> (Sender, std::sync::Arc<std::sync::Mutex<Vec<crate::cc::RateSample>>>) {
+    let samples = std::sync::Arc::new(std::sync::Mutex::new(vec![]));
+    let cfg = SenderConfig {
+        flow: 0,
+        packet_size: 1500,
+        recovery: Recovery::Sack,
+        rto_min: SimDuration::from_millis(200),
+        rwnd: 1 << 30,
+        stop: None,
+    };
+    (Sender::new(cfg, Box::new(Recorder { cwnd, pacing_bps, samples: samples.clone() })), samples)
+}
+
+#[test]
+fn pacing_spaces_segments_by_size_over_rate() {
+    // 1 Mbit/s, 1500-byte packets: 12000 bit / 1e6 bit/s = 12 ms apart, although cwnd 10 allows a burst.
+    let (mut s, _) = recording_sender(10, Some(1_000_000));
+    assert_eq!(start(&mut s), vec![(0, false)]);
+    // The wake-up for the next segment comes before the RTO (1 s).
+    assert_eq!(s.timer_deadline(), Some(ms(12)));
+    let mut out = vec![];
+    s.on_timer(ms(11), &mut out); // early: nothing
+    assert!(out.is_empty());
+    for k in 1..=3u64 {
+        s.on_timer(ms(12 * k), &mut out);
+        assert_eq!(emitted(&out), vec![(k, false)], "segment {k} at {} ms", 12 * k);
+        out.clear();
+        assert_eq!(s.timer_deadline(), Some(ms(12 * (k + 1))));
+    }
+    // An ACK between two slots sends nothing early either: the next slot stays at 48 ms.
+    assert_eq!(feed(&mut s, ms(40), ack(1, &[], false)), vec![]);
+    assert_eq!(s.timer_deadline(), Some(ms(48)));
+    // The RTO still fires at its own deadline (1 s after start; restarted at 40 ms by the ACK: 40 ms + RTO).
+    assert!(s.timer_deadline().unwrap() < ms(1000));
+}
+
+#[test]
+fn delivery_rate_sample_by_hand() {
+    // cwnd 4, no pacing. t = 0: segments 0..3 sent (idle start: first_sent_time = delivered_time = 0;
+    // app-limited, as Linux marks the first flight). ACKs echo time 0, so RTT = arrival time.
+    let (mut s, samples) = recording_sender(4, None);
+    start(&mut s);
+    // 100 ms: ACK of 0. P = segment 0: delivered 1 - 0 = 1; send phase 0 - 0 = 0, ACK phase 100 - 0 =
+    // 100 ms -> 1 packet / 100 ms, app-limited. Segment 4 goes out (stamp: delivered 1, delivered_time
+    // 100 ms, first_sent_time 0 = P's send time, no longer app-limited).
+    assert_eq!(feed(&mut s, ms(100), ack(1, &[], false)), vec![(4, false)]);
+    // 110 ms: ACK of 1 and 2 (stretch). P = segment 2 (sent at 0, stamp delivered 0): delivered 3 - 0 = 3,
+    // interval max(0, 110 - 0) = 110 ms. Segments 5 and 6 go out (stamp: delivered 3, 110 ms, first 0).
+    assert_eq!(feed(&mut s, ms(110), ack(3, &[], false)), vec![(5, false), (6, false)]);
+    // 230 ms: 3 is still missing, the receiver SACKs 4..6. Newly delivered: 4, 5 (sent 100 and 110 ms).
+    // P = segment 5 (the most recently sent): delivered 5 - 3 = 2; send phase 110 - 0 = 110 ms, ACK phase
+    // 230 - 110 = 120 ms -> 2 packets / 120 ms.
+    feed(&mut s, ms(230), ack(3, &[(4, 6)], false));
+    let got: Vec<(u32, u64, u64, u64, bool)> = samples
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| (r.acked_sacked, r.delivered, r.interval.as_nanos() / 1_000_000, r.prior_delivered, r.is_app_limited))
+        .collect();
+    assert_eq!(got, vec![(1, 1, 100, 0, true), (2, 3, 110, 0, true), (2, 2, 120, 3, false)]);
+    let last = samples.lock().unwrap()[2];
+    assert_eq!((last.total_delivered, last.delivered_time), (5, ms(230)));
+}
