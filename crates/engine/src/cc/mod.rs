@@ -3,10 +3,13 @@
 //! The algorithm owns its window; the sender only reads `cwnd()` and reports what happened. Windows are in
 //! packets (Linux `snd_cwnd`), so the per-algorithm fact sheets and kernel constants apply unchanged.
 
+pub mod aimd;
 pub mod common;
 pub mod cubic;
+pub mod highspeed;
 pub mod newreno;
 pub mod registry;
+pub mod scalable;
 
 use crate::time::{SimDuration, SimTime};
 

@@ -3,8 +3,11 @@
 //! A config is `{"name": ..., "variant": ..., parameter: value, ...}`: the variant's preset is taken, then
 //! each given parameter replaces the preset's value, so historical variants are configurations, not copies.
 
+use super::aimd::AimdConfig;
 use super::cubic::CubicConfig;
+use super::highspeed::HighSpeedConfig;
 use super::newreno::NewRenoConfig;
+use super::scalable::ScalableConfig;
 use super::CongestionControl;
 use crate::config::{err, ConfigError};
 use serde::de::DeserializeOwned;
@@ -65,7 +68,13 @@ fn entry<A: Algorithm>() -> Entry {
 
 /// Every algorithm, in the order `cclab algorithms` lists them. Adding one is one line here.
 pub fn entries() -> Vec<Entry> {
-    vec![entry::<NewRenoConfig>(), entry::<CubicConfig>()]
+    vec![
+        entry::<NewRenoConfig>(),
+        entry::<CubicConfig>(),
+        entry::<ScalableConfig>(),
+        entry::<HighSpeedConfig>(),
+        entry::<AimdConfig>(),
+    ]
 }
 
 /// The entry for a name or alias.
