@@ -3,15 +3,18 @@
 //! The algorithm owns its window; the sender only reads `cwnd()` and reports what happened. Windows are in
 //! packets (Linux `snd_cwnd`), so the per-algorithm fact sheets and kernel constants apply unchanged.
 
+pub mod aimd;
 pub mod bbr;
 pub mod bic;
 pub mod common;
 pub mod compound;
 pub mod cubic;
 pub mod fast;
+pub mod highspeed;
 pub mod htcp;
 pub mod newreno;
 pub mod registry;
+pub mod scalable;
 pub mod vegas;
 pub mod westwood;
 

@@ -3,13 +3,16 @@
 //! A config is `{"name": ..., "variant": ..., parameter: value, ...}`: the variant's preset is taken, then
 //! each given parameter replaces the preset's value, so historical variants are configurations, not copies.
 
+use super::aimd::AimdConfig;
 use super::bbr::BbrConfig;
 use super::bic::BicConfig;
 use super::compound::CompoundConfig;
 use super::cubic::CubicConfig;
 use super::fast::FastConfig;
+use super::highspeed::HighSpeedConfig;
 use super::htcp::HtcpConfig;
 use super::newreno::NewRenoConfig;
+use super::scalable::ScalableConfig;
 use super::vegas::VegasConfig;
 use super::westwood::WestwoodConfig;
 use super::CongestionControl;
@@ -74,6 +77,8 @@ fn entry<A: Algorithm>() -> Entry {
 pub fn entries() -> Vec<Entry> {
     vec![
         entry::<NewRenoConfig>(),
+        entry::<ScalableConfig>(),
+        entry::<HighSpeedConfig>(),
         entry::<HtcpConfig>(),
         entry::<WestwoodConfig>(),
         entry::<BicConfig>(),
@@ -81,6 +86,7 @@ pub fn entries() -> Vec<Entry> {
         entry::<CompoundConfig>(),
         entry::<VegasConfig>(),
         entry::<FastConfig>(),
+        entry::<AimdConfig>(),
         entry::<BbrConfig>(),
     ]
 }
