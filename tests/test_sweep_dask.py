@@ -64,7 +64,7 @@ def dask_cluster(tmp_path_factory):
             processes.append(workers[name])
         with Client(address, timeout="30s") as client:
             client.wait_for_workers(WORKERS, timeout=START_TIMEOUT_S)
-        yield address, workers
+        yield address, workers, scheduler_file
     finally:
         # Workers are killed outright (a graceful close waits on the scheduler); the scheduler last.
         for process in processes[1:]:
@@ -81,7 +81,7 @@ def dask_cluster(tmp_path_factory):
 
 def test_external_scheduler_same_results_and_a_killed_worker_loses_nothing(dask_cluster, tmp_path_factory,
                                                                             tmp_path):
-    address, workers = dask_cluster
+    address, workers, _ = dask_cluster
     reference = reference_store(tmp_path_factory)
     sweep = load_sweep(write_small_sweep(tmp_path / "spec"))
     store = StudyStore(tmp_path / "store", sweep.study, __version__)
@@ -106,6 +106,27 @@ def test_external_scheduler_same_results_and_a_killed_worker_loses_nothing(dask_
     assert (report.done, report.failed) == (RUNS, 0)
     assert_store_is_clean(tmp_path / "store", RUNS)
     assert store_files(tmp_path / "store") == store_files(reference)  # byte for byte, as on the local pool
+
+
+FOUR_RUNS = """
+base = "base.toml"
+replications = 2
+[grid]
+"flows.0.cc" = ["newreno", "cubic"]
+"""
+
+
+def test_command_line_with_a_scheduler_address_and_a_scheduler_file(dask_cluster, tmp_path):
+    address, _, scheduler_file = dask_cluster
+    spec = write_small_sweep(tmp_path / "spec", name="four", sweep_text=FOUR_RUNS)
+    by_address = run_cli("sweep", str(spec), "--store", str(tmp_path / "a"), "--cluster", address)
+    assert by_address.returncode == 0, by_address.stderr
+    assert "4 runs computed, 0 failed" in by_address.stderr and f"the Dask scheduler at {address}" in by_address.stderr
+    sweep = load_sweep(spec)
+    report = run_sweep(sweep, StudyStore(tmp_path / "b", sweep.study, __version__),
+                       DaskExecutor(f"file:{scheduler_file}"))
+    assert (report.done, report.failed) == (4, 0)
+    assert store_files(tmp_path / "a") == store_files(tmp_path / "b")
 
 
 def test_local_dask_cluster_from_the_command_line(tmp_path_factory, tmp_path):

@@ -104,7 +104,10 @@ def query(sql: str, store: str | Path | None = None, study: str | None = None,
     try:
         return connection.execute(sql).df()
     except duckdb.Error as exc:
-        raise ResultsError(f"the query failed: {exc}") from None
+        # DuckDB's message spans lines (the query, a caret under the fault); the CLI prints each as an
+        # error line, so blank ones are dropped.
+        lines = [line for line in str(exc).splitlines() if line.strip()]
+        raise ResultsError("the query failed: " + "\n".join(lines)) from None
     finally:
         connection.close()
 
