@@ -1,4 +1,4 @@
-"""The `cclab` command: run a scenario, list algorithms.
+"""The `cclab` command: run a scenario, list algorithms, reproduce a study, run sweeps, query results.
 
 Errors a person can fix (any CclabError) are one red `error: ...` line per problem on stderr and exit
 status 2, never a traceback; Ctrl-C exits with 130. Stdout carries only the requested output, so
@@ -152,6 +152,165 @@ class _count_bar(_progress_bar):
 
     def __call__(self, done: int, total: int) -> None:
         self._bar.update(self._task, completed=done, total=total, simulated=f"{done}/{total} runs")
+
+
+# --- sweeps and the result store ---------------------------------------------------------------------
+
+EXIT_RUNS_FAILED = 1  # the sweep ran, but some of its runs are recorded as failed
+
+
+@cli.command("sweep")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--store", type=click.Path(file_okay=False, path_type=Path),
+              help="Result store folder (default: $CCLAB_STORE, else a folder in your user data directory).")
+@click.option("--dry-run", is_flag=True, help="List the runs and which are already stored; run nothing.")
+@click.option("--retry-failed", is_flag=True, help="Run again only the runs recorded as failed.")
+@click.option("--cluster", metavar="ADDRESS",
+              help="Run on Dask: tcp://host:8786 (a running scheduler), local:N (N local worker processes) "
+                   "or file:PATH (a scheduler file). Default: a local process pool.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Processes of the local pool (default: one per core).")
+@click.option("--study", help="Name of the study in the store (default: the sweep's `study`, else the file name).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no report.")
+def sweep_command(file: Path, store: Path | None, dry_run: bool, retry_failed: bool, cluster: str | None,
+                  jobs: int | None, study: str | None, quiet: bool) -> None:
+    """Run every run of the sweep in FILE that is not stored yet (see docs/sweeps.md)."""
+    from .executors import make_executor
+    from .store import StudyStore, resolve_root
+    from .sweep import load_sweep
+    from .sweeper import run_status, run_sweep
+
+    sweep = load_sweep(file, study=study)  # validates every run before anything starts
+    study_store = StudyStore(resolve_root(store), sweep.study, __version__)
+    if dry_run:
+        _print_plan(sweep, study_store, run_status(sweep, study_store))
+        return
+    executor = make_executor(cluster, jobs)
+    show_bar = not quiet and sys.stderr.isatty()
+    try:
+        with _sweep_bar(sweep.study) if show_bar else nullcontext() as progress:
+            report = run_sweep(sweep, study_store, executor, retry_failed=retry_failed, progress=progress)
+    except KeyboardInterrupt:
+        stored = len(study_store.stored_keys() & {run.key for run in sweep.runs})
+        _stderr().print(f"{sweep.study}: stopped; {stored} of {len(sweep.runs)} runs are stored. "
+                        f"Run the same command again to compute the rest.", markup=False)
+        raise
+    if not quiet:
+        _print_report(file, sweep, study_store, report, executor.description, retry_failed)
+    remaining_failed = run_status(sweep, study_store)
+    if any(state == "failed" for state in remaining_failed.values()):
+        sys.exit(EXIT_RUNS_FAILED)
+
+
+def _print_plan(sweep, study_store, status: dict[str, str]) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"{sweep.study}: {len(sweep.runs)} runs ({sweep.points} points x "
+                        f"{sweep.replications} replication{'s' if sweep.replications != 1 else ''})",
+                  title_justify="left")
+    table.add_column("#", justify="right", no_wrap=True)
+    for name in sweep.fields:
+        table.add_column(name, overflow="fold")
+    table.add_column("rep", justify="right", no_wrap=True)
+    table.add_column("seed", justify="right", no_wrap=True, min_width=19)  # up to 2**63: 19 digits
+    table.add_column("scenario", no_wrap=True)  # the scenario hash, first 12 of 32 hex digits
+    table.add_column("status", no_wrap=True)
+    colours = {"stored": "green", "failed": "red", "missing": ""}
+    for run in sweep.runs:
+        state = status[run.key]
+        values = [json.dumps(run.params[name]) if not isinstance(run.params[name], str) else run.params[name]
+                  for name in sweep.fields]
+        table.add_row(str(run.index), *values, str(run.replication), str(run.seed), run.scenario_hash[:12],
+                      Text(state, style=colours[state]))
+    console = _stdout()
+    console.print(table)
+    counts = {state: sum(1 for s in status.values() if s == state) for state in ("stored", "failed", "missing")}
+    console.print(f"{len(sweep.runs)} runs: {counts['stored']} stored, {counts['failed']} failed, "
+                  f"{counts['missing']} to run; store: {study_store.folder}", markup=False, highlight=False)
+
+
+def _print_report(file: Path, sweep, study_store, report, executor: str, retry_failed: bool) -> None:
+    console = _stderr()
+    if report.to_run == 0:
+        what = "no failed runs to retry" if retry_failed else "nothing to run"
+        console.print(f"{sweep.study}: {what}; {report.stored} of {report.planned} runs are stored"
+                      + (f", {report.already_failed} failed (--retry-failed runs them again)"
+                         if report.already_failed and not retry_failed else "")
+                      + f". Store: {study_store.folder}", markup=False)
+        return
+    console.print(f"{sweep.study}: {report.done} runs computed, {report.failed} failed, "
+                  f"{report.already_stored} were already stored; {report.stored} of {report.planned} runs stored. "
+                  f"{report.wall_s:.1f} s on {executor}. Store: {study_store.folder}", markup=False)
+    if report.retried:
+        console.print(f"{report.retried} runs were handed out again after the worker running them died.",
+                      markup=False)
+    for record in report.failures[:10]:
+        params = ", ".join(f"{name}={json.dumps(value)}" for name, value in record["params"].items())
+        first_line = (str(record.get("error")) or "").splitlines()[0] if record.get("error") else ""
+        console.print(Text(f"failed: {params} replication {record['replication']}: "
+                           f"{record.get('error_type')}: {first_line}", style="red"))
+    if len(report.failures) > 10:
+        console.print(Text(f"... and {len(report.failures) - 10} more failed runs", style="red"))
+    if report.failures:
+        console.print(f"The failures are recorded in the store; `cclab sweep {file} --retry-failed` runs them again.",
+                      markup=False)
+
+
+class _sweep_bar(_progress_bar):
+    """Runs done, failed and running, and the estimated time left, as a progress(SweepProgress) callback."""
+
+    def __init__(self, label: str):
+        self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                             TextColumn("{task.completed}/{task.total}"),
+                             TextColumn("[green]{task.fields[done]} done[/] [red]{task.fields[failed]} failed[/] "
+                                        "{task.fields[running]} running"),
+                             TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True),
+                             transient=True)
+        self._task = self._bar.add_task(label, total=None, done=0, failed=0, running=0)
+
+    def __call__(self, state) -> None:  # noqa: D102 - state is a cclab.sweeper.SweepProgress
+        self._bar.update(self._task, completed=state.done + state.failed, total=state.total,
+                         done=state.done, failed=state.failed, running=state.running)
+
+
+@cli.group("results")
+def results_group() -> None:
+    """Query the results of sweeps stored in the result store."""
+
+
+@results_group.command("query")
+@click.argument("sql")
+@click.option("--store", type=click.Path(file_okay=False, path_type=Path),
+              help="Result store folder (default: $CCLAB_STORE, else a folder in your user data directory).")
+@click.option("--study", help="Only this study (default: every study in the store).")
+@click.option("--all-versions", is_flag=True, help="Include results computed by other cclab versions.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV instead of a table.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON records instead of a table.")
+def results_query_command(sql: str, store: Path | None, study: str | None, all_versions: bool,
+                          as_csv: bool, as_json: bool) -> None:
+    """Run SQL over the tables runs (one row per flow of each run), timeseries, queue and failures."""
+    from rich.table import Table
+
+    from .results import query
+
+    frame = query(sql, store=store, study=study, all_versions=all_versions)
+    if as_csv:
+        click.echo(frame.to_csv(index=False), nl=False)
+        return
+    if as_json:
+        click.echo(frame.to_json(orient="records", indent=2))
+        return
+    table = Table()
+    for column in frame.columns:
+        table.add_column(str(column), justify="right" if frame[column].dtype.kind in "iuf" else "left")
+    for row in frame.itertuples(index=False):
+        table.add_row(*(_cell(value) for value in row))
+    _stdout().print(table)
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
+    return str(value)
 
 
 def main(argv: list[str] | None = None) -> None:

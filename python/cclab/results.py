@@ -1,0 +1,118 @@
+"""Stored sweep results as one table: DuckDB views over the store's Parquet files, and DataFrames.
+
+    import cclab.results
+    runs = cclab.results.load("sweep-table1-newreno-cubic")      # DataFrame, one row per flow of each run
+    cclab.results.query("SELECT cc, avg(goodput_bps) FROM runs GROUP BY cc")
+
+The views, each over every matching file (read_parquet with a glob and union_by_name, so studies that
+swept different fields still read as one table, the missing columns as NULL):
+
+    runs        one row per flow of each run: study, cclab_version, run_key, scenario_hash, seed,
+                replication, params (JSON of the swept values), one column per swept field (named by
+                its dotted key: quote it in SQL, "flows.0.cc"), then the flow's figures (flow, cc,
+                goodput_bps, ...), the bottleneck's (bottleneck_utilization, ...) and the run's
+                (jain_index, events, duration_s, measure_from_s)
+    timeseries  study, run_key, time_s, flow, cwnd, ... (join to runs on run_key)
+    queue       study, run_key, time_s, queue_packets, queue_bytes, drops
+    failures    study, run_key, seed, replication, params, error_type, error, attempts
+
+By default only the results of this cclab version are seen (a new version may compute different
+numbers); all_versions=True reads every version, told apart by cclab_version.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from . import __version__
+from .errors import CclabError
+from .store import FAILURES, QUEUE, SUMMARY, TIMESERIES, resolve_root, version_folder
+from .sweep import STUDY_NAME
+
+FAILURE_COLUMNS = ["study", "cclab_version", "run_key", "scenario_hash", "seed", "replication", "params",
+                   "error_type", "error", "attempts"]
+
+
+class ResultsError(CclabError):
+    """Nothing to query, or a query DuckDB refuses."""
+
+
+def _pattern(root: Path, study: str | None, kind: str, all_versions: bool) -> str:
+    if study is not None and not STUDY_NAME.match(study):
+        raise ResultsError(f"{study!r} is not a study name; use the name `cclab sweep` printed "
+                           "(letters, digits, '.', '_' and '-')")
+    version = "cclab-*" if all_versions else version_folder(__version__)
+    suffix = "*.json" if kind == FAILURES else "*.parquet"
+    return str(root / (study or "*") / version / kind / suffix)
+
+
+def _sql_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def studies(store: str | Path | None = None, all_versions: bool = False) -> list[str]:
+    """Names of the studies with stored runs."""
+    root = resolve_root(store)
+    found = {Path(path).parents[2].name for path in glob.glob(_pattern(root, None, SUMMARY, all_versions))}
+    return sorted(found)
+
+
+def connect(store: str | Path | None = None, study: str | None = None, all_versions: bool = False):
+    """An in-memory DuckDB connection with the views runs, timeseries, queue and failures.
+
+    `study` limits every view to one study; `store` defaults to $CCLAB_STORE, else the user data folder.
+    """
+    import duckdb
+
+    root = resolve_root(store)
+    connection = duckdb.connect()
+    for view, kind in (("runs", SUMMARY), ("timeseries", TIMESERIES), ("queue", QUEUE)):
+        pattern = _pattern(root, study, kind, all_versions)
+        if not glob.glob(pattern):
+            if view == "runs":
+                connection.close()
+                which = f"study {study!r}" if study else "any study"
+                version = "" if all_versions else f" by cclab {__version__}"
+                raise ResultsError(f"no runs of {which} stored{version} in {root}; run `cclab sweep FILE"
+                                   f" --store {root}` first" + ("" if all_versions else ", or pass --all-versions"))
+            continue
+        connection.execute(f"CREATE VIEW {view} AS SELECT * FROM "
+                           f"read_parquet({_sql_text(pattern)}, union_by_name = true)")
+    connection.register("failures", _failures_frame(_pattern(root, study, FAILURES, all_versions)))
+    return connection
+
+
+def _failures_frame(pattern: str) -> pd.DataFrame:
+    records = []
+    for path in sorted(glob.glob(pattern)):
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+        record["params"] = json.dumps(record.get("params"), sort_keys=True)
+        records.append({column: record.get(column) for column in FAILURE_COLUMNS})
+    return pd.DataFrame(records, columns=FAILURE_COLUMNS)
+
+
+def query(sql: str, store: str | Path | None = None, study: str | None = None,
+          all_versions: bool = False) -> pd.DataFrame:
+    """Run `sql` over the views of `connect` and return the answer as a DataFrame."""
+    import duckdb
+
+    connection = connect(store, study, all_versions)
+    try:
+        return connection.execute(sql).df()
+    except duckdb.Error as exc:
+        # DuckDB's message spans lines (the query, a caret under the fault); the CLI prints each as an
+        # error line, so blank ones are dropped.
+        lines = [line for line in str(exc).splitlines() if line.strip()]
+        raise ResultsError("the query failed: " + "\n".join(lines)) from None
+    finally:
+        connection.close()
+
+
+def load(study: str | None = None, store: str | Path | None = None, all_versions: bool = False) -> pd.DataFrame:
+    """Every stored run of `study` (or of all studies) as a DataFrame: the `runs` table, one row per flow,
+    in a stable order (study, parameters, replication, flow)."""
+    return query("SELECT * FROM runs ORDER BY study, params, replication, flow", store, study, all_versions)

@@ -1,0 +1,90 @@
+"""A sweep killed part way (SIGKILL, or Ctrl-C) keeps every finished run, leaves nothing half-written that
+counts, takes its workers with it, and finishes on the next run with every run present exactly once."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("cclab._engine")
+
+import cclab.results  # noqa: E402
+from conftest import REPO  # noqa: E402
+from sweep_helpers import FLOWS, RUNS, assert_store_is_clean, run_count, write_small_sweep  # noqa: E402
+
+TIMEOUT_S = 120
+
+
+def start_sweep(spec: Path, store: Path) -> subprocess.Popen:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "python"), env.get("PYTHONPATH")]))
+    # Its own session, like a sweep started from a shell: the test can then see (and clean up) its workers.
+    return subprocess.Popen([sys.executable, "-m", "cclab", "sweep", str(spec), "--store", str(store), "--jobs", "2"],
+                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def wait_for_stored(store: Path, count: int, process: subprocess.Popen) -> int:
+    deadline = time.monotonic() + TIMEOUT_S
+    while (stored := run_count(store)) < count:
+        assert process.poll() is None, f"the sweep ended before {count} runs were stored: {process.communicate()}"
+        assert time.monotonic() < deadline, "the sweep stored too few runs in time"
+        time.sleep(0.02)
+    return stored
+
+
+def session_is_gone(session: int, timeout_s: float = 20) -> bool:
+    """True once no process of the sweep's session is left (its pool workers and forkserver included)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(session, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    os.killpg(session, signal.SIGKILL)  # clean up for the next test, then report the leak
+    return False
+
+
+def finish(spec: Path, store: Path) -> subprocess.CompletedProcess:
+    process = start_sweep(spec, store)
+    out, err = process.communicate(timeout=TIMEOUT_S)
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+@pytest.mark.parametrize("how", ["SIGKILL", "Ctrl-C"])
+def test_a_killed_sweep_finishes_on_the_next_run(tmp_path, how):
+    # Longer runs than elsewhere, so that the sweep is surely stopped half way.
+    spec = write_small_sweep(tmp_path / "spec", duration="20s")
+    store = tmp_path / "store"
+    process = start_sweep(spec, store)
+    wait_for_stored(store, 6, process)
+    if how == "SIGKILL":
+        os.kill(process.pid, signal.SIGKILL)  # the sweep alone, as the OOM killer would
+    else:
+        os.killpg(process.pid, signal.SIGINT)  # the whole foreground group, as a terminal does
+    out, err = process.communicate(timeout=TIMEOUT_S)
+    stopped_with = run_count(store)
+    assert 6 <= stopped_with < RUNS, "the sweep was not stopped half way"
+    if how == "SIGKILL":
+        assert process.returncode == -signal.SIGKILL
+    else:
+        assert process.returncode == 130, err
+        assert "Traceback" not in err
+        assert "stopped;" in err and "Run the same command again" in err
+    assert session_is_gone(process.pid), "worker processes outlived the sweep"
+
+    again = finish(spec, store)
+    assert again.returncode == 0, again.stderr
+    match = re.search(r"(\d+) runs computed, 0 failed, (\d+) were already stored", again.stderr)
+    assert match, again.stderr
+    computed, kept = int(match.group(1)), int(match.group(2))
+    assert computed + kept == RUNS and kept >= stopped_with  # every finished run was kept, none redone
+    assert_store_is_clean(store, RUNS)
+    runs = cclab.results.load("small", store=store)
+    assert len(runs) == RUNS * FLOWS and runs["run_key"].nunique() == RUNS
