@@ -21,11 +21,28 @@ struct Dumbbell {
 }
 
 fn cc_choices() -> impl Strategy<Value = serde_json::Value> {
+    // Every algorithm (default variant) plus the historical variants the studies use.
     prop_oneof![
         Just(json!("newreno")),
         Just(json!({"name": "newreno", "variant": "linux-2.6.22"})),
         Just(json!("cubic")),
         Just(json!({"name": "cubic", "variant": "linux-2.6.22"})),
+        Just(json!("scalable")),
+        Just(json!({"name": "scalable", "variant": "paper"})),
+        Just(json!("highspeed")),
+        Just(json!({"name": "highspeed", "variant": "rfc3649"})),
+        Just(json!("htcp")),
+        Just(json!("westwood")),
+        Just(json!({"name": "westwood", "variant": "paper"})),
+        Just(json!("bic")),
+        Just(json!({"name": "bic", "variant": "paper"})),
+        Just(json!("compound")),
+        Just(json!({"name": "compound", "variant": "linux-2.6.22"})),
+        Just(json!("vegas")),
+        Just(json!("fast")),
+        Just(json!({"name": "fast", "variant": "paper"})),
+        Just(json!("aimd")),
+        Just(json!("bbr")),
     ]
 }
 
@@ -75,7 +92,7 @@ fn config(d: &Dumbbell, duration_s: u64) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 96, .. ProptestConfig::default() })]
 
     #[test]
     fn packets_are_conserved_and_windows_stay_sane(d in dumbbell()) {
