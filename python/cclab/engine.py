@@ -14,11 +14,12 @@ from .errors import EngineUnavailable
 
 # What the Python side accepts when the engine cannot be asked (not built yet). The engine, when
 # present, is the authority: it lists what it implements.
-STATIC_ALGORITHMS = ("newreno", "reno", "cubic")
+STATIC_ALGORITHMS = ("newreno", "reno", "scalable", "highspeed", "htcp", "westwood", "bic", "cubic",
+                     "compound", "ctcp", "vegas", "fast", "aimd", "bbr")
 
 # Other names people use for the same algorithm. Reno without NewReno's partial-ACK handling is not
 # implemented, so 'reno' means NewReno (RFC 6582), the variant every modern stack runs.
-ALIASES = {"reno": "newreno"}
+ALIASES = {"reno": "newreno", "ctcp": "compound"}
 
 
 def load_engine() -> ModuleType:

@@ -37,8 +37,14 @@ class RowSpec(BaseModel):
     name: str
     cc: Any
     paper: list[float] = Field(default_factory=list)
+    # Relative tolerance against the paper per cell; -1: not checked.
     check: list[float] = Field(default_factory=list)
+    # Lower bounds per cell (physics), -1: none.
     at_least: list[float] = Field(default_factory=list)
+    # ns-2.35 TCP-Linux run the same way (benchmarks/ns2/dumbbell.tcl), -1: not measured.
+    ns2: list[float] = Field(default_factory=list)
+    # Relative tolerance against ns-2.35 per cell; -1: not checked.
+    check_ns2: list[float] = Field(default_factory=list)
 
 
 class ExperimentSpec(BaseModel):
@@ -73,7 +79,8 @@ def load_experiment(path: str | Path) -> Experiment:
     except ValidationError as exc:
         raise scenario_error_from_validation(exc) from None
     for row in spec.rows:
-        for name, values in (("paper", row.paper), ("check", row.check), ("at_least", row.at_least)):
+        for name, values in (("paper", row.paper), ("check", row.check), ("at_least", row.at_least),
+                             ("ns2", row.ns2), ("check_ns2", row.check_ns2)):
             if values and len(values) != len(spec.cells):
                 raise ScenarioError(f"{path}: rows '{row.name}'.{name}",
                                     f"has {len(values)} values for {len(spec.cells)} cells")
@@ -111,6 +118,8 @@ def _run_one(row: int, cell: int, scenario: dict, cc: Any, overrides: list[str])
         / 1e9 / 8 / result.config["packet_size"],
         "buffer_packets": result.config["bottleneck"]["queue"]["limit_packets"],
     }
+    if "cc_dwnd" in ts:  # Compound TCP: the delay-based part of the window
+        series["dwnd"] = ts["cc_dwnd"].tolist()
     return RunOutcome(row, cell, result.summary, series)
 
 
@@ -128,6 +137,10 @@ class ExperimentResult:
         values = [f[self.experiment.spec.metric] for f in o.summary["flows"]]
         return sum(values) * UNIT_SCALE[self.experiment.spec.unit]
 
+    def ns2(self, row: int, cell: int) -> Optional[float]:
+        values = self.experiment.spec.rows[row].ns2
+        return values[cell] if values and values[cell] > 0 else None
+
     def verdict(self, row: int, cell: int) -> str:
         """'ok', 'off' (outside the stated tolerance), or '' when the cell is not checked."""
         spec = self.experiment.spec.rows[row]
@@ -142,6 +155,8 @@ class ExperimentResult:
             verdicts.append(abs(value - paper) <= spec.check[cell] * paper)
         if spec.at_least and spec.at_least[cell] != NOT_CHECKED:
             verdicts.append(value >= spec.at_least[cell])
+        if spec.check_ns2 and spec.check_ns2[cell] != NOT_CHECKED and spec.ns2 and spec.ns2[cell] > 0:
+            verdicts.append(abs(value - spec.ns2[cell]) <= spec.check_ns2[cell] * spec.ns2[cell])
         if not verdicts:
             return ""
         return "ok" if all(verdicts) else "off"

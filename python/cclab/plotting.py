@@ -41,6 +41,8 @@ def window_figure(path: Path, title: str, algorithm: str, panels: list[tuple[str
     colour = style(algorithm)["color"]
     for ax, (name, s) in zip(axes.flat, panels):
         ax.plot(s["time_s"], s["cwnd"], color=colour, lw=0.8, label="cwnd")
+        if "dwnd" in s:
+            ax.plot(s["time_s"], s["dwnd"], color=colour, lw=0.7, ls="--", alpha=0.7, label="dwnd")
         ax.axhline(s["bdp_packets"], ls="--", color="0.35", lw=0.8, label="C·RTT")
         ax.axhline(s["bdp_packets"] + s["buffer_packets"], ls=":", color="0.6", lw=0.8, label="B + C·RTT")
         ax.set_title(name, fontsize=10)

@@ -46,6 +46,9 @@ def comparison_table(result: ExperimentResult) -> Table:
             text = f"{_fmt(value)}{mark}"
             if paper is not None:
                 text += f"\npaper {_fmt(paper)} {_diff(value, paper)}"
+            ns2 = result.ns2(r, c)
+            if ns2 is not None:
+                text += f"\nns-2 {_fmt(ns2)} {_diff(value, ns2)}"
             lines.append(text)
         table.add_row(row.name, *lines)
     return table
@@ -61,12 +64,14 @@ def write_report(result: ExperimentResult, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     with open(out_dir / "results.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["row", "cell", spec.metric, "paper", "difference", "verdict", "loss_events", "timeouts", "error"])
+        w.writerow(["row", "cell", spec.metric, "paper", "difference", "ns2", "difference_ns2", "verdict",
+                    "loss_events", "timeouts", "error"])
         for (r, c), o in sorted(result.outcomes.items()):
             row = spec.rows[r]
             flows = o.summary.get("flows", [])
             w.writerow([row.name, spec.cells[c].name, result.value(r, c), row.paper[c] if row.paper else "",
-                        _diff(result.value(r, c), row.paper[c] if row.paper else None), result.verdict(r, c),
+                        _diff(result.value(r, c), row.paper[c] if row.paper else None),
+                        result.ns2(r, c) or "", _diff(result.value(r, c), result.ns2(r, c)), result.verdict(r, c),
                         sum(x["loss_events"] for x in flows), sum(x["timeouts"] for x in flows), o.error or ""])
 
     lines = [f"# {spec.title}", ""]
@@ -82,6 +87,9 @@ def write_report(result: ExperimentResult, out_dir: Path) -> Path:
             text = _fmt(value)
             if paper is not None:
                 text += f" (paper {_fmt(paper)}, {_diff(value, paper)})"
+            ns2 = result.ns2(r, c)
+            if ns2 is not None:
+                text += f" (ns-2 {_fmt(ns2)}, {_diff(value, ns2)})"
             verdict = result.verdict(r, c)
             if verdict:
                 text += f" **{verdict}**"
