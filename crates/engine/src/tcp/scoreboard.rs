@@ -55,6 +55,11 @@ pub struct Scoreboard {
     newly_delivered: u32,
     /// The most recently sent of them.
     newest_delivered: Option<DeliveredSegment>,
+    /// Retransmissions in the order they were sent, with snd_nxt at that moment. snd_nxt never
+    /// decreases, so the oldest retransmission is always the first that can be found lost.
+    retransmissions: VecDeque<(u64, u64)>,
+    /// Retransmissions found lost by SACK (not by a timeout).
+    pub lost_retransmissions: u64,
 }
 
 impl Scoreboard {
@@ -135,6 +140,33 @@ impl Scoreboard {
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent_at = now;
         self.retrans_out += 1;
+        let snd_nxt = self.snd_nxt();
+        self.retransmissions.push_back((seq, snd_nxt));
+    }
+
+    /// Lost retransmissions (Linux 2.6 `tcp_mark_lost_retrans`; ns-2's ScoreBoard1 does the same): a
+    /// retransmission is lost once segments sent more than DupThresh after it are SACKed. It is marked
+    /// for retransmission again instead of waiting for the RTO. Returns how many were found.
+    pub fn mark_lost_retransmissions(&mut self) -> u32 {
+        let highest_sacked_end = self.highest_sacked_end();
+        let mut found = 0;
+        while let Some(&(seq, snd_nxt_then)) = self.retransmissions.front() {
+            let in_flight = seq >= self.snd_una && self.seg(seq).flags & RETRANS != 0;
+            if in_flight {
+                if highest_sacked_end <= snd_nxt_then + DUP_THRESH {
+                    break; // nothing sent after it is SACKed far enough yet: neither is anything later
+                }
+                // Still LOST from its first loss: clearing RETRANS makes it eligible for NextSeg again.
+                self.seg_mut(seq).flags &= !RETRANS;
+                self.retrans_out -= 1;
+                self.rxt_pos = self.rxt_pos.min(seq);
+                self.lost_total += 1;
+                self.lost_retransmissions += 1;
+                found += 1;
+            }
+            self.retransmissions.pop_front();
+        }
+        found
     }
 
     /// Cumulative ACK up to (not including) `cum_ack`. Returns the number of newly acknowledged segments
@@ -287,6 +319,7 @@ impl Scoreboard {
         self.lost_total += newly_lost;
         self.lost_out = lost;
         self.retrans_out = 0;
+        self.retransmissions.clear();
         self.rxt_pos = self.snd_una;
         self.lost_high = self.snd_nxt();
         self.lost_mark_pos = self.snd_nxt();
@@ -392,6 +425,29 @@ mod tests {
         let (acked, rexmit) = sb.advance(5);
         assert_eq!((acked, rexmit), (3, true));
         assert_eq!((sb.lost_out, sb.retrans_out), (2, 2));
+        sb.check_invariants();
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_found_by_later_sacks() {
+        // 0..10 out; 0 lost and retransmitted when snd_nxt = 10. New segments 10..15 are sent after it.
+        // SACKs up to 13 (only 3 beyond the retransmission point: could be reordering) find nothing;
+        // SACKing 14 (4 beyond) shows the retransmission was lost: it is due again, pipe drops by one.
+        let mut sb = board_with(10);
+        sb.add_sack(r(1, 10));
+        sb.mark_lost_by_sack();
+        sb.on_retransmit(0, SimTime(1));
+        for _ in 0..5 {
+            sb.push_new(SimTime(2));
+        }
+        sb.add_sack(r(10, 13));
+        assert_eq!(sb.mark_lost_retransmissions(), 0);
+        assert_eq!(sb.next_retransmit(), None);
+        sb.add_sack(r(13, 15));
+        let pipe_before = sb.in_flight();
+        assert_eq!(sb.mark_lost_retransmissions(), 1);
+        assert_eq!(sb.in_flight(), pipe_before - 1);
+        assert_eq!(sb.next_retransmit(), Some(0));
         sb.check_invariants();
     }
 

@@ -192,6 +192,7 @@ impl Sender {
             self.sb.set_emulated_sacked(self.emulated_sacked);
         } else {
             self.sb.mark_lost_by_sack();
+            self.sb.mark_lost_retransmissions();
         }
 
         if acked > 0 || newly_sacked > 0 {
