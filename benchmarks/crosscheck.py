@@ -12,11 +12,15 @@ relative difference (cclab - ns-2) / ns-2; |diff| > 10 % is flagged with '!'.
     python3 benchmarks/crosscheck.py --only-cclab --algorithms reno,cubic
     python3 benchmarks/crosscheck.py --list                   # print the matrix and exit
     python3 benchmarks/crosscheck.py --markdown out.md        # also write the tables as Markdown
+    python3 benchmarks/crosscheck.py --report-only --group-by algorithm --reference-table
+    python3 benchmarks/crosscheck.py --perturb --algorithms reno,cubic --scenarios f2-r100-rtt20-b1-d200m100
+                                     # noise floor: access delays +1 us, each simulator against itself
 
 Results are cached, one row per flow, in benchmarks/crosscheck-ns2.csv (reference data, keyed by
 scenario + ns-2 algorithm) and benchmarks/crosscheck-cclab.csv (keyed by scenario + algorithm +
 the exact cclab cc spec). A re-run only computes what is missing; --recompute-cclab / --recompute-ns2
-ignore the cache for that side. Simulations run one at a time.
+ignore the cache for that side. A failed run is retried on the next invocation; a run longer than
+--timeout (900 s) is recorded as a timeout and not retried. Simulations run one at a time.
 
 Algorithms are named as ns-2's select_ca names: reno scalable highspeed htcp westwood bic cubic
 compound vegas. Their cclab names are in CCLAB_NAME; an algorithm cclab does not list in
@@ -129,10 +133,13 @@ FIELDS = ["key", "scenario", "algorithm", "cc_spec", "flow", "goodput_bps", "del
 
 
 def read_cache(path: Path) -> dict[str, list[dict]]:
+    """key -> rows. A failed run ('error ...') counts as missing and is retried; a timeout is kept."""
     rows: dict[str, list[dict]] = {}
     if path.exists():
         with path.open(newline="") as f:
             for row in csv.DictReader(f):
+                if row["status"].startswith("error"):
+                    continue
                 rows.setdefault(row["key"], []).append(row)
     return rows
 
@@ -463,7 +470,9 @@ def main() -> int:
     p.add_argument("--recompute-cclab", action="store_true", help="ignore the cclab cache (e.g. after an engine change)")
     p.add_argument("--ns2-csv", type=Path, default=NS2_CSV)
     p.add_argument("--cclab-csv", type=Path, default=CCLAB_CSV)
-    p.add_argument("--timeout", type=float, default=3600.0, help="per simulation, s (recorded as a timeout row)")
+    p.add_argument("--timeout", type=float, default=900.0,
+                   help="per simulation, s (default 900); recorded as a 'timeout>900s' row, not retried "
+                        "(ns-2's slow-start retransmission storms at 1000 Mbit/s and 1 BDP can run for hours)")
     p.add_argument("--markdown", type=Path, help="also write the tables to this Markdown file")
     p.add_argument("--perturb", action="store_true",
                    help="noise floor: the same scenarios with every access delay 1 us longer (2.501 ms), "
@@ -529,8 +538,7 @@ def main() -> int:
                 n_ns2 += 1
                 rows = [{**r, "key": key, "scenario": s.id, "algorithm": alg, "cc_spec": f"select_ca {alg}",
                          **stamp()} for r in rows]
-                if args.recompute_ns2:
-                    drop_from_cache(args.ns2_csv, key)
+                drop_from_cache(args.ns2_csv, key)  # stale error rows, or --recompute-ns2
                 append_cache(args.ns2_csv, rows)
                 ns2_cache[key] = rows
             spec = specs.get(alg, (None, ""))[0]
@@ -545,8 +553,7 @@ def main() -> int:
                 n_cclab += 1
                 rows = [{**r, "key": ckey, "scenario": s.id, "algorithm": alg, "cc_spec": spec, **stamp()}
                         for r in rows]
-                if args.recompute_cclab:
-                    drop_from_cache(args.cclab_csv, ckey)
+                drop_from_cache(args.cclab_csv, ckey)
                 append_cache(args.cclab_csv, rows)
                 cclab_cache[ckey] = rows
     if n_ns2 or n_cclab:
