@@ -116,26 +116,8 @@ impl CongestionControl for Aimd {
     }
 
     fn on_ack(&mut self, s: &AckSample) {
-        if !s.cwnd_limited || s.acked == 0 {
-            return;
-        }
-        match self.cfg.counting {
-            Counting::Acks => {
-                if self.win.in_slow_start_2_6() {
-                    self.win.slow_start_per_ack();
-                } else {
-                    self.additive_increase(1);
-                }
-            }
-            Counting::Packets => {
-                let mut units = s.acked;
-                if self.win.in_slow_start() {
-                    units = self.win.slow_start(units);
-                }
-                if units > 0 {
-                    self.additive_increase(units);
-                }
-            }
+        if let Some(units) = self.win.slow_start_or_units(self.cfg.counting, s) {
+            self.additive_increase(units);
         }
     }
 

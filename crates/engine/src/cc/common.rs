@@ -98,6 +98,28 @@ impl Window {
         }
     }
 
+    /// The growth step shared by the Reno family: returns `None` when this ACK is spent on slow start (or
+    /// growth is not allowed: not cwnd-limited, nothing acknowledged), else the units to credit to
+    /// congestion avoidance. With `Counting::Acks` (Linux 2.6) slow start runs while cwnd <= ssthresh, +1
+    /// per ACK, and an ACK counts 1 unit; with `Counting::Packets` (Linux >= 4) slow start stops at ssthresh
+    /// and the leftover packets of the same ACK go to congestion avoidance.
+    pub fn slow_start_or_units(&mut self, counting: Counting, sample: &AckSample) -> Option<u32> {
+        if !sample.cwnd_limited || sample.acked == 0 {
+            return None;
+        }
+        match counting {
+            Counting::Acks if self.in_slow_start_2_6() => {
+                self.slow_start_per_ack();
+                None
+            }
+            Counting::Acks => Some(1),
+            Counting::Packets => {
+                let units = if self.in_slow_start() { self.slow_start(sample.acked) } else { sample.acked };
+                (units > 0).then_some(units)
+            }
+        }
+    }
+
     /// Linux 2.6 slow start without ABC: +1 packet per ACK while cwnd <= ssthresh (note the `<=`, and no
     /// cap at ssthresh: the window may end one above it).
     pub fn slow_start_per_ack(&mut self) {

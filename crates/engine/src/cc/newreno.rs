@@ -63,28 +63,9 @@ impl CongestionControl for NewReno {
     }
 
     fn on_ack(&mut self, s: &AckSample) {
-        if !s.cwnd_limited || s.acked == 0 {
-            return;
-        }
-        match self.cfg.counting {
-            Counting::Acks => {
-                if self.win.in_slow_start_2_6() {
-                    self.win.slow_start_per_ack();
-                } else {
-                    let w = self.win.cwnd;
-                    self.win.additive_increase(w, 1);
-                }
-            }
-            Counting::Packets => {
-                let mut units = s.acked;
-                if self.win.in_slow_start() {
-                    units = self.win.slow_start(units);
-                }
-                if units > 0 {
-                    let w = self.win.cwnd;
-                    self.win.additive_increase(w, units);
-                }
-            }
+        if let Some(units) = self.win.slow_start_or_units(self.cfg.counting, s) {
+            let w = self.win.cwnd;
+            self.win.additive_increase(w, units);
         }
     }
 

@@ -135,29 +135,12 @@ impl CongestionControl for Scalable {
     }
 
     fn on_ack(&mut self, s: &AckSample) {
-        if !s.cwnd_limited || s.acked == 0 {
-            return;
-        }
+        let Some(units) = self.win.slow_start_or_units(self.cfg.counting, s) else { return };
+        let step = self.step();
         match self.cfg.counting {
-            Counting::Acks => {
-                if self.win.in_slow_start_2_6() {
-                    self.win.slow_start_per_ack();
-                } else {
-                    // 2.6.22: `if (++cnt > step) { cwnd++; cnt = 0; }`, one packet per step + 1 ACKs.
-                    let step = self.step();
-                    self.win.increase_every(step);
-                }
-            }
-            Counting::Packets => {
-                let mut units = s.acked;
-                if self.win.in_slow_start() {
-                    units = self.win.slow_start(units);
-                }
-                if units > 0 {
-                    let step = self.step();
-                    self.win.additive_increase(step, units);
-                }
-            }
+            // 2.6.22: `if (++cnt > step) { cwnd++; cnt = 0; }`, one packet per step + 1 ACKs.
+            Counting::Acks => self.win.increase_every(step),
+            Counting::Packets => self.win.additive_increase(step, units),
         }
     }
 
