@@ -9,7 +9,7 @@
 
 use super::common::{Counting, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
-use super::{AckSample, CongestionControl, CongestionEvent, StateField};
+use super::{AckSample, CongestionControl, CongestionEvent};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -88,7 +88,6 @@ impl CongestionControl for NewReno {
     fn ssthresh(&self) -> u32 {
         self.win.ssthresh
     }
-    fn state(&self, _out: &mut Vec<StateField>) {}
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@
 
 use super::common::{Counting, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
-use super::{AckSample, CongestionControl, CongestionEvent, StateField};
+use super::{AckSample, CongestionControl, CongestionEvent};
 use crate::config::{err, ConfigError};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -164,7 +164,6 @@ impl CongestionControl for Scalable {
     fn ssthresh(&self) -> u32 {
         self.win.ssthresh
     }
-    fn state(&self, _out: &mut Vec<StateField>) {}
 }
 
 #[cfg(test)]
