@@ -34,7 +34,7 @@ def test_example_file_gives_the_contract_config(example):
         },
         "flows": [{
             "cc": {"name": "newreno"}, "src_access_delay_ns": 2_500_000, "dst_access_delay_ns": 2_500_000,
-            "access_rate_bps": 2_000_000_000, "start_ns": 0, "stop_ns": None, "recovery": "sack",
+            "access_rate_bps": 2_000_000_000, "start_ns": 0, "start_jitter_ns": 0, "stop_ns": None, "recovery": "sack",
             "delayed_ack": False, "initial_cwnd": 2, "rto_min_ns": 200_000_000, "rwnd_packets": 1_000_000_000,
         }],
         "run": {"duration_ns": 2_000_000_000_000, "measure_from_ns": 1_000_000_000_000, "seed": 1,
@@ -82,7 +82,7 @@ def test_flow_options(example_dict):
     assert flows[0] == flows[1] == {
         "cc": {"name": "cubic", "variant": "linux-2.6.22", "beta": 0.8},
         "src_access_delay_ns": 1_000_000, "dst_access_delay_ns": 3_000_000, "access_rate_bps": 2_000_000_000,
-        "start_ns": 1_000_000_000, "stop_ns": 10_000_000_000, "recovery": "newreno", "delayed_ack": True,
+        "start_ns": 1_000_000_000, "start_jitter_ns": 0, "stop_ns": 10_000_000_000, "recovery": "newreno", "delayed_ack": True,
         "initial_cwnd": 10, "rto_min_ns": 1_000_000_000, "rwnd_packets": 64,
     }
     # 'reno' is an alias of NewReno; no access delay given means none.
@@ -172,7 +172,9 @@ def test_queue_that_rounds_to_zero_packets(example_dict):
     (lambda d: d["flows"][0].update(count=0), "scenario error: flows.0.count: 0 is too small; use a number of at least 1"),
     (lambda d: d["flows"][0].update(src_access_delay="1ms"), "scenario error: flows.0.access_delay: access_delay is given together"),
     (lambda d: d["flows"][0].update(start="3000s"), "scenario error: flows.0.start: 3000 s is not before the end"),
-    (lambda d: d["flows"][0].update(start="5s", stop="1s"), "scenario error: flows.0.stop: the flow stops before it starts"),
+    (lambda d: d["flows"][0].update(start="5s", stop="1s"), "scenario error: flows.0.stop: the flow may stop before it starts"),
+    (lambda d: d["flows"][0].update(start="1s", start_jitter="2s", stop="2s"),
+     "scenario error: flows.0.stop: the flow may stop before it starts; use a stop later than start + start_jitter"),
     (lambda d: d["flows"][0].update(access_delay={"spread": ["1ms"]}), "scenario error: flows.0.access_delay: is not an access delay"),
     (lambda d: d["flows"][0].update(cc={"beta": 0.8}), "scenario error: flows.0.cc.name: the algorithm table has no name"),
     (lambda d: d.update(extra={}), "scenario error: extra: unknown key 'extra'; use one of network, flows, run"),

@@ -160,6 +160,7 @@ class FlowSpec(_Table):
     src_access_delay: AccessDelayField | None = None     # sender <-> left router, one way
     dst_access_delay: AccessDelayField | None = None     # right router <-> receiver, one way
     start: Duration = 0
+    start_jitter: Duration = 0                           # start at start + uniform [0, jitter], from run.seed
     stop: Duration | None = None                         # None: sends until the end of the run
     recovery: Literal["sack", "newreno"] = "sack"        # RFC 6675 or RFC 6582 loss recovery
     delayed_ack: bool = False
@@ -174,8 +175,9 @@ class FlowSpec(_Table):
             raise BadValue("access_delay is given together with src_access_delay/dst_access_delay",
                            "either access_delay or src_access_delay and dst_access_delay",
                            subpath=("access_delay",))
-        if self.stop is not None and self.stop <= self.start:
-            raise BadValue("the flow stops before it starts", "a stop later than start", subpath=("stop",))
+        if self.stop is not None and self.stop <= self.start + self.start_jitter:
+            raise BadValue("the flow may stop before it starts", "a stop later than start + start_jitter",
+                           subpath=("stop",))
         return self
 
     def engine_flows(self, access_rate_bps: int) -> list[dict]:
@@ -189,6 +191,7 @@ class FlowSpec(_Table):
             "dst_access_delay_ns": dst.for_flow(i, self.count),
             "access_rate_bps": access_rate_bps,
             "start_ns": self.start,
+            "start_jitter_ns": self.start_jitter,
             "stop_ns": self.stop,
             "recovery": self.recovery,
             "delayed_ack": self.delayed_ack,
@@ -236,9 +239,11 @@ class Scenario(_Table):
     @model_validator(mode="after")
     def _check(self) -> "Scenario":
         for index, flow in enumerate(self.flows):
-            if flow.start >= self.run.duration:
-                raise BadValue(f"{_seconds(flow.start)} is not before the end of the run at "
-                               f"{_seconds(self.run.duration)}", "a start before run.duration",
+            if flow.start + flow.start_jitter >= self.run.duration:
+                what = "start" if flow.start_jitter == 0 else "start + start_jitter"
+                value = _seconds(flow.start) if flow.start_jitter == 0 else f"{what} = {_seconds(flow.start + flow.start_jitter)}"
+                raise BadValue(f"{value} is not before the end of the run at {_seconds(self.run.duration)}",
+                               f"a {what} before run.duration",
                                subpath=("flows", index, "start"))
         return self
 

@@ -89,6 +89,10 @@ pub struct FlowConfig {
     pub access_rate_bps: u64,
     #[serde(default)]
     pub start_ns: u64,
+    /// The flow starts at `start_ns` plus a uniform draw from [0, start_jitter_ns] (whole ns) made by the
+    /// run's seeded generator: phase diversity for replications of the same scenario.
+    #[serde(default)]
+    pub start_jitter_ns: u64,
     #[serde(default)]
     pub stop_ns: Option<u64>,
     #[serde(default = "default_recovery")]
@@ -157,8 +161,8 @@ impl ScenarioConfig {
             if f.rwnd_packets == 0 {
                 return Err(err(format!("flows.{i}.rwnd"), "must be at least 1 packet"));
             }
-            if f.stop_ns.is_some_and(|s| s <= f.start_ns) {
-                return Err(err(format!("flows.{i}.stop"), "must be after start"));
+            if f.stop_ns.is_some_and(|s| s <= f.start_ns.saturating_add(f.start_jitter_ns)) {
+                return Err(err(format!("flows.{i}.stop"), "must be after start + start_jitter"));
             }
         }
         let r = &self.run;

@@ -28,6 +28,8 @@ const BOTTLENECK_REV: usize = 1;
 const STREAM_BOTTLENECK_ERRORS: u64 = 1;
 /// Random stream of flow i's congestion control is this + i (BBR's PROBE_BW start phase).
 const STREAM_FIRST_CC: u64 = 1 << 32;
+/// Random stream of flow i's start-time jitter is this + i.
+const STREAM_FIRST_START: u64 = 2 << 32;
 
 struct Flow {
     sender: Sender,
@@ -125,7 +127,12 @@ impl Simulation {
                 sender_timer: None,
                 receiver_timer: None,
             });
-            events.schedule(SimTime(f.start_ns), Event::FlowStart(i as u32));
+            let jitter = match f.start_jitter_ns {
+                0 => 0,
+                // Modulo bias is below 2^-30 for any jitter under a second: irrelevant, and exact everywhere.
+                j => SimRng::new(cfg.run.seed, STREAM_FIRST_START + i as u64).next_u64() % (j + 1),
+            };
+            events.schedule(SimTime(f.start_ns + jitter), Event::FlowStart(i as u32));
         }
         let end = SimTime(cfg.run.duration_ns);
         let measure_from = SimTime(cfg.run.measure_from_ns);
