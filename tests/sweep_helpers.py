@@ -87,7 +87,7 @@ def reference_store(tmp_path_factory) -> Path:
     """The small sweep computed once per test session on the local pool: the results every other
     executor must reproduce, byte for byte."""
     if "root" not in _REFERENCE:
-        from cclab import __version__
+        from cclab.store import results_version
         from cclab.executors import LocalPool
         from cclab.store import StudyStore
         from cclab.sweep import load_sweep
@@ -95,7 +95,7 @@ def reference_store(tmp_path_factory) -> Path:
 
         folder = tmp_path_factory.mktemp("reference")
         sweep = load_sweep(write_small_sweep(folder / "spec"))
-        report = run_sweep(sweep, StudyStore(folder / "store", sweep.study, __version__), LocalPool(2))
+        report = run_sweep(sweep, StudyStore(folder / "store", sweep.study, results_version()), LocalPool(2))
         assert (report.done, report.failed) == (RUNS, 0)
         _REFERENCE["root"] = folder / "store"
     return _REFERENCE["root"]

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("cclab._engine")
 pytest.importorskip("distributed")
 
-from cclab import __version__  # noqa: E402
+from cclab.store import results_version  # noqa: E402
 from cclab.executors import DaskExecutor, ExecutorError  # noqa: E402
 from cclab.store import StudyStore  # noqa: E402
 from cclab.sweep import load_sweep  # noqa: E402
@@ -84,7 +84,7 @@ def test_external_scheduler_same_results_and_a_killed_worker_loses_nothing(dask_
     address, workers, _ = dask_cluster
     reference = reference_store(tmp_path_factory)
     sweep = load_sweep(write_small_sweep(tmp_path / "spec"))
-    store = StudyStore(tmp_path / "store", sweep.study, __version__)
+    store = StudyStore(tmp_path / "store", sweep.study, results_version())
     executor = DaskExecutor(address)
     killed: list[tuple[str, int]] = []
 
@@ -123,7 +123,7 @@ def test_command_line_with_a_scheduler_address_and_a_scheduler_file(dask_cluster
     assert by_address.returncode == 0, by_address.stderr
     assert "4 runs computed, 0 failed" in by_address.stderr and f"the Dask scheduler at {address}" in by_address.stderr
     sweep = load_sweep(spec)
-    report = run_sweep(sweep, StudyStore(tmp_path / "b", sweep.study, __version__),
+    report = run_sweep(sweep, StudyStore(tmp_path / "b", sweep.study, results_version()),
                        DaskExecutor(f"file:{scheduler_file}"))
     assert (report.done, report.failed) == (4, 0)
     assert store_files(tmp_path / "a") == store_files(tmp_path / "b")

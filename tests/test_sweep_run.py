@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("cclab._engine")
 
 import cclab.results  # noqa: E402  (after the skip)
-from cclab import __version__  # noqa: E402
+from cclab.store import results_version, version_folder  # noqa: E402
 from cclab.executors import LocalPool  # noqa: E402
 from cclab.store import STORE_ENV, StoreError, StudyStore, default_store_root, write_atomic  # noqa: E402
 from cclab.sweep import load_sweep  # noqa: E402
@@ -24,13 +24,13 @@ from sweep_helpers import (FLOWS, RUNS, assert_store_is_clean, reference_store, 
 
 def copy_store(source: Path, target: Path) -> Path:
     shutil.copytree(source, target)
-    (target / "small" / f"cclab-{__version__}" / ".lock").unlink(missing_ok=True)
+    (target / "small" / version_folder(results_version()) / ".lock").unlink(missing_ok=True)
     return target
 
 
 def small(tmp_path, **kwargs):
     sweep = load_sweep(write_small_sweep(tmp_path / "spec", **kwargs))
-    return sweep, StudyStore(tmp_path / "store", sweep.study, __version__)
+    return sweep, StudyStore(tmp_path / "store", sweep.study, results_version())
 
 
 # --- the store -----------------------------------------------------------------------------------------
@@ -48,7 +48,7 @@ def test_every_run_is_stored_once_as_whole_files(tmp_path_factory):
     assert (runs["goodput_bps"] > 0).all()
     assert runs["cc"].tolist() == runs["flows.0.cc"].tolist()  # the swept value is what ran
     assert runs["seed"].dtype == "int64" and runs["network.bottleneck.loss_rate"].dtype == "float64"
-    assert set(runs["cclab_version"]) == {__version__}
+    assert set(runs["cclab_version"]) == {results_version()}
 
 
 def test_rerun_computes_nothing_and_changes_nothing(tmp_path_factory, tmp_path):
@@ -63,7 +63,7 @@ def test_rerun_computes_nothing_and_changes_nothing(tmp_path_factory, tmp_path):
 def test_only_missing_runs_are_computed_and_they_come_out_the_same(tmp_path_factory, tmp_path):
     root = copy_store(reference_store(tmp_path_factory), tmp_path / "store")
     before = store_files(root)
-    summaries = sorted((root / "small" / f"cclab-{__version__}" / "summary").iterdir())
+    summaries = sorted((root / "small" / version_folder(results_version()) / "summary").iterdir())
     for path in summaries[:5]:
         path.unlink()
     sweep, store = small(tmp_path)
@@ -86,7 +86,7 @@ def test_timeseries_and_queue_views_join_to_runs(tmp_path_factory):
 
 def test_stale_temporary_files_are_removed_and_never_read(tmp_path_factory, tmp_path):
     root = copy_store(reference_store(tmp_path_factory), tmp_path / "store")
-    folder = root / "small" / f"cclab-{__version__}" / "summary"
+    folder = root / "small" / version_folder(results_version()) / "summary"
     stale = folder / ".deadbeef-1.parquet.4242.tmp"
     stale.write_bytes(b"PAR1 half a file")
     assert len(cclab.results.load("small", store=root)) == RUNS * FLOWS  # the glob never sees it
@@ -236,7 +236,7 @@ def test_killing_a_local_worker_loses_nothing(tmp_path_factory, tmp_path):
 
 def test_dry_run_lists_runs_and_counts_the_stored(tmp_path_factory, tmp_path):
     root = copy_store(reference_store(tmp_path_factory), tmp_path / "store")
-    summaries = sorted((root / "small" / f"cclab-{__version__}" / "summary").iterdir())
+    summaries = sorted((root / "small" / version_folder(results_version()) / "summary").iterdir())
     for path in summaries[:4]:
         path.unlink()
     spec = write_small_sweep(tmp_path / "spec")
@@ -245,7 +245,7 @@ def test_dry_run_lists_runs_and_counts_the_stored(tmp_path_factory, tmp_path):
     assert f"{RUNS} runs: {RUNS - 4} stored, 0 failed, 4 to run" in process.stdout
     assert process.stdout.count("missing") == 4 and process.stdout.count("stored") >= RUNS - 4
     # and nothing ran: still 4 missing
-    assert len(list((root / "small" / f"cclab-{__version__}" / "summary").iterdir())) == RUNS - 4
+    assert len(list((root / "small" / version_folder(results_version()) / "summary").iterdir())) == RUNS - 4
 
 
 def test_cli_results_query(tmp_path_factory, monkeypatch):

@@ -115,43 +115,51 @@ def algorithms_command(name: str | None, as_json: bool) -> None:
 @click.argument("study", required=False)
 @click.option("--list", "list_only", is_flag=True, help="List the experiments that can be reproduced.")
 @click.option("--only", "only", multiple=True, metavar="PART",
-              help="Run only this part of the study (e.g. table1); repeatable.")
-@click.option("--quick", is_flag=True, help="Short runs: the shape in seconds, not comparable to the paper.")
+              help="Run only this part of the study (e.g. table1, figure9-10); repeatable.")
+@click.option("--quick", is_flag=True, help="Shorter runs, fewer points and seeds: the shapes in about two minutes.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel runs (default: one per core).")
+@click.option("--cluster", metavar="ADDRESS", help="Run on Dask (as `cclab sweep --cluster`).")
+@click.option("--store", type=click.Path(file_okay=False, path_type=Path),
+              help="Result store (default: $CCLAB_STORE, else a folder in your user data directory); runs "
+                   "already stored are reused.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
-              show_default=True, help="Folder for the reports (one sub-folder per experiment).")
-def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...], quick: bool,
-                      jobs: int | None, out: Path) -> None:
-    """Run the experiments of STUDY (e.g. seed000) and compare them with the paper's numbers."""
-    from .experiment import list_experiments, load_experiment, run_experiment
-    from .reproduce import comparison_table, write_report
+              show_default=True, help="Folder for the reports (one sub-folder per study).")
+def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...], quick: bool, jobs: int | None,
+                      cluster: str | None, store: Path | None, out: Path) -> None:
+    """Run the experiments of STUDY (e.g. seed000) and compare them with the paper."""
+    from .executors import make_executor
+    from .experiment import list_experiments, load_experiment
+    from .reproduce import reproduce, study_of
+    from .reproduction_report import terminal_view, write_study_report
+    from .store import resolve_root
 
     available = list_experiments()
     if list_only or study is None:
         for experiment_id, path in available.items():
             click.echo(f"{experiment_id}\t{path}")
         return
-    selected = {k: v for k, v in available.items()
-                if k == study or (k.startswith(study + "-") and (not only or k.split("-", 1)[1] in only))}
-    if not selected:
-        studies = sorted({k.split("-", 1)[0] for k in available})
-        raise CclabError(f"no experiment matches {study!r}" + (f" --only {','.join(only)}" if only else "")
-                         + f"; studies: {', '.join(studies)}; parts: {', '.join(available)}")
-    for experiment_id, path in selected.items():
-        experiment = load_experiment(path)
-        with _count_bar(experiment_id) as progress:
-            result = run_experiment(experiment, quick=quick, jobs=jobs, progress=progress)
-        _stdout().print(comparison_table(result))
-        report = write_report(result, out / experiment_id)
-        _stderr().print(f"{experiment_id}: {len(result.outcomes)} runs in {result.wall_s:.1f} s wall time; "
-                        f"report: {report}", markup=False)
-
-
-class _count_bar(_progress_bar):
-    """A bar counting finished runs (progress(done, total))."""
-
-    def __call__(self, done: int, total: int) -> None:
-        self._bar.update(self._task, completed=done, total=total, simulated=f"{done}/{total} runs")
+    parts = {k.split("-", 1)[1]: k for k in available if study_of(k) == study and "-" in k}
+    unknown = [part for part in only if part not in parts]
+    if not parts or unknown:
+        studies = sorted({study_of(k) for k in available})
+        what = f"part {', '.join(unknown)} of {study!r}" if parts else repr(study)
+        raise CclabError(f"no experiment matches {what}; studies: {', '.join(studies)}"
+                         + (f"; parts of {study}: {', '.join(parts)}" if parts else ""))
+    selected = [load_experiment(available[parts[p]]) for p in (only or parts)]
+    executor = make_executor(cluster, jobs)
+    show_bar = sys.stderr.isatty()
+    with _sweep_bar(study + (" (quick)" if quick else "")) if show_bar else nullcontext() as progress:
+        result = reproduce(selected, resolve_root(store), executor, quick=quick, progress=progress)
+    for outcome in result.outcomes:
+        _stdout().print(terminal_view(outcome))
+    page = write_study_report(result, out / (study + ("-quick" if quick else "")))
+    claims = result.claims
+    failing = [c for c in claims if c.status == "fails"]
+    sweep = result.sweep_report
+    _stderr().print(f"{study}: {sweep.planned} runs ({sweep.already_stored} reused, {sweep.done} computed, "
+                    f"{sweep.failed} failed); findings: {sum(c.status == 'holds' for c in claims)} hold, "
+                    f"{len(failing)} fail, {sum(c.status == 'not checked' for c in claims)} not checked; "
+                    f"wall time {result.wall_s:.1f} s; report: {page}", markup=False)
 
 
 # --- sweeps and the result store ---------------------------------------------------------------------
@@ -175,12 +183,12 @@ def sweep_command(file: Path, store: Path | None, dry_run: bool, retry_failed: b
                   jobs: int | None, study: str | None, quiet: bool) -> None:
     """Run every run of the sweep in FILE that is not stored yet (see docs/sweeps.md)."""
     from .executors import make_executor
-    from .store import StudyStore, resolve_root
+    from .store import StudyStore, resolve_root, results_version
     from .sweep import load_sweep
     from .sweeper import run_status, run_sweep
 
     sweep = load_sweep(file, study=study)  # validates every run before anything starts
-    study_store = StudyStore(resolve_root(store), sweep.study, __version__)
+    study_store = StudyStore(resolve_root(store), sweep.study, results_version())
     if dry_run:
         _print_plan(sweep, study_store, run_status(sweep, study_store))
         return

@@ -80,3 +80,11 @@ def engine_version() -> str | None:
         return str(load_engine().version())
     except EngineUnavailable:
         return None
+
+
+def engine_source_hash() -> str:
+    """The engine's source fingerprint (see crates/engine/build.rs); 'unknown' for an engine without one."""
+    try:
+        return str(getattr(load_engine(), "source_hash", lambda: "unknown")())
+    except EngineUnavailable:
+        return "unknown"

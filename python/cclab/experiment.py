@@ -1,65 +1,171 @@
-"""Paper experiments: a table of runs (rows = algorithms, cells = network settings) compared with the
-published numbers.
+"""Paper experiments: rows (algorithms, or a mix of them) x cells (network settings) x replications,
+measured by named metrics and compared with the published numbers and the paper's stated findings.
 
-An experiment file (experiments/<study>/<part>.toml) names a base scenario, the cells as `--set`
-overrides, and per row the algorithm and the paper's values. Runs go to a local process pool (one worker
-per core); each worker runs the engine, so no Python runs per packet and the cores are all busy.
+An experiment file (experiments/<study>/<part>.toml) names a base scenario and holds:
+
+- `[[cells]]` (name, `set` overrides, optional `x` for line plots) or one `[axis]` that generates them
+  (`field`, `values`, `x`, `label`);
+- `[[rows]]`: `cc` (one algorithm for every flow, or a list: one per `[[flows]]` entry of the scenario), and
+  per metric the paper's values, ns-2.35's, and the tolerances to check them with;
+- `[[metrics]]`: what is measured (see `cclab.measures`); without it, one metric from `metric` and `unit`;
+- `[[figures]]`: `window` (cwnd + queue per cell), `lines` (a metric against the cells' x), `bars`
+  (several metrics per row, a panel per cell);
+- `[[claims]]`: the paper's findings in words, each a check over the measured values (see `cclab.claims`);
+- `replications` (seeds of each run; start times are randomised by `start_jitter` in the scenario) and a
+  `[quick]` table: shorter runs (`time_scale`), fewer cells, rows and replications.
+
+`plan_experiment` turns a file into planned runs (`cclab.sweep.PlannedRun`), so experiments go through the
+same executors and result store as sweeps: runs in parallel, reused when already computed, and an
+interrupted reproduction resumes where it stopped.
 """
 
 from __future__ import annotations
 
+import copy
 import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import ScenarioError, scenario_error_from_validation
-from .scenario import read_toml
-
-# Quick mode: short runs that show the shape in seconds; their numbers are not comparable to a paper.
-QUICK_DURATION = "300s"
-QUICK_MEASURE_FROM = "150s"
+from .scenario import load_scenario, read_toml
+from .sweep import PlannedRun, derive_seed, scenario_hash
+from .units import parse_duration
 
 NOT_CHECKED = -1
+UNIT_SCALE = {"bit/s": 1.0, "kbit/s": 1e-3, "Mbit/s": 1e-6, "": 1.0}
+# Quick mode defaults: runs a tenth as long (200 s of a 2000 s study) show the shape, not the numbers.
+QUICK_TIME_SCALE = 0.1
 
 
-class CellSpec(BaseModel):
+class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class CellSpec(_Spec):
     name: str
     set: list[str] = Field(default_factory=list)
+    x: Optional[float] = None                 # position on the x axis of line plots
 
 
-class RowSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class AxisSpec(_Spec):
+    """Cells generated from one swept field: cell i sets `field = values[i]` and sits at x[i]."""
+    field: str
+    values: list[Any]
+    x: list[float]
+    label: str                                # axis title, and the cells' name prefix ("B/BDP=0.1")
+
+
+PerMetric = Union[list[float], dict[str, list[float]]]
+
+
+class RowSpec(_Spec):
     name: str
-    cc: Any
-    paper: list[float] = Field(default_factory=list)
-    # Relative tolerance against the paper per cell; -1: not checked.
-    check: list[float] = Field(default_factory=list)
-    # Lower bounds per cell (physics), -1: none.
-    at_least: list[float] = Field(default_factory=list)
-    # ns-2.35 TCP-Linux run the same way (benchmarks/ns2/dumbbell.tcl), -1: not measured.
-    ns2: list[float] = Field(default_factory=list)
-    # Relative tolerance against ns-2.35 per cell; -1: not checked.
-    check_ns2: list[float] = Field(default_factory=list)
+    cc: Union[str, dict, list[Union[str, dict]]]
+    paper: PerMetric = Field(default_factory=list)       # the paper's values, per cell (-1: not given)
+    check: PerMetric = Field(default_factory=list)       # relative tolerance against the paper (-1: none)
+    at_least: PerMetric = Field(default_factory=list)    # lower bounds from physics (-1: none)
+    ns2: PerMetric = Field(default_factory=list)         # ns-2.35 TCP-Linux run the same way (-1: none)
+    check_ns2: PerMetric = Field(default_factory=list)   # relative tolerance against ns-2.35 (-1: none)
 
 
-class ExperimentSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class MetricSpec(_Spec):
+    name: str
+    label: Optional[str] = None
+    of: Literal["delivered_bps", "goodput_bps", "utilisation", "jain"] = "delivered_bps"
+    flows: Union[Literal["sum", "mean"], int] = "sum"    # how flows combine, or one flow by index
+    window: Optional[list[str]] = None                   # [from, to]; default: the run's measurement window
+    unit: str = "kbit/s"
+
+    @model_validator(mode="after")
+    def _check(self) -> "MetricSpec":
+        if self.unit not in UNIT_SCALE:
+            raise ValueError(f"unit '{self.unit}' is not accepted; use one of {', '.join(map(repr, UNIT_SCALE))}")
+        if self.window is not None:
+            if len(self.window) != 2:
+                raise ValueError("window needs two durations, [from, to]")
+            start, end = (parse_duration(v) for v in self.window)
+            if end <= start:
+                raise ValueError(f"window {self.window} ends before it starts")
+        return self
+
+    @property
+    def title(self) -> str:
+        unit = f" ({self.unit})" if self.of not in ("utilisation", "jain") and self.unit else ""
+        return (self.label or self.name) + unit
+
+
+class FigureSpec(_Spec):
+    kind: Literal["window", "lines", "bars"]
+    file: Optional[str] = None
+    title: Optional[str] = None
+    metric: Optional[str] = None             # lines
+    metrics: list[str] = Field(default_factory=list)   # bars: one bar per metric, per row
+    rows: list[str] = Field(default_factory=list)      # default: every row
+
+
+CLAIM_TESTS = ("at_least", "at_most", "between", "above_row", "below_row", "above_metric", "trend")
+
+
+class ClaimSpec(_Spec):
+    text: str                                 # the paper's statement, in its words where possible
+    metric: str
+    rows: list[str] = Field(default_factory=list)      # default: every row
+    cells: list[str] = Field(default_factory=list)     # default: every cell
+    at_least: Optional[float] = None          # every value >= this
+    at_most: Optional[float] = None           # every value <= this
+    between: Optional[list[float]] = None     # every value in [low, high]
+    above_row: Optional[Union[str, list[str]]] = None   # every value > those rows', cell by cell
+    below_row: Optional[Union[str, list[str]]] = None
+    above_metric: Optional[str] = None        # value > the same run's value of that metric
+    trend: Optional[Literal["increasing", "decreasing"]] = None   # from the first listed cell to the last
+    quick: bool = False                       # holds in quick mode too (then the test suite checks it)
+
+    @model_validator(mode="after")
+    def _one_test(self) -> "ClaimSpec":
+        tests = [k for k in CLAIM_TESTS if getattr(self, k) is not None]
+        if len(tests) != 1:
+            raise ValueError(f"a claim needs exactly one of {', '.join(CLAIM_TESTS)} (has {', '.join(tests) or 'none'})")
+        if self.between is not None and (len(self.between) != 2 or self.between[0] > self.between[1]):
+            raise ValueError("between needs [low, high] with low <= high")
+        return self
+
+    @property
+    def other_rows(self) -> list[str]:
+        other = self.above_row if self.above_row is not None else self.below_row
+        return [] if other is None else [other] if isinstance(other, str) else list(other)
+
+
+class QuickSpec(_Spec):
+    time_scale: float = Field(QUICK_TIME_SCALE, gt=0, le=1)   # durations and metric windows scale by this
+    cells: list[str] = Field(default_factory=list)           # default: every cell
+    rows: list[str] = Field(default_factory=list)            # default: every row
+    replications: Optional[int] = Field(None, ge=1)
+    set: list[str] = Field(default_factory=list)             # further overrides
+
+
+class ExperimentSpec(_Spec):
     id: str
     title: str
     scenario: str
-    metric: str = "delivered_bps"
+    description: str = ""                     # what the paper did and how we read it, for the report
+    order: int = 100                          # position in the study's report (the paper's order)
+    metric: str = "delivered_bps"             # shorthand for one metric, when [[metrics]] is absent
     unit: str = "kbit/s"
-    figure: Optional[str] = None
-    cells: list[CellSpec]
+    figure: Optional[Literal["window"]] = None  # shorthand for [[figures]] kind = "window"
+    replications: int = Field(1, ge=1)
+    seed: int = Field(1, ge=0)
+    set: list[str] = Field(default_factory=list)   # overrides applied to every run
+    axis: Optional[AxisSpec] = None
+    cells: list[CellSpec] = Field(default_factory=list)
     rows: list[RowSpec]
-
-
-UNIT_SCALE = {"bit/s": 1.0, "kbit/s": 1e-3, "Mbit/s": 1e-6}
+    metrics: list[MetricSpec] = Field(default_factory=list)
+    figures: list[FigureSpec] = Field(default_factory=list)
+    claims: list[ClaimSpec] = Field(default_factory=list)
+    quick: QuickSpec = Field(default_factory=QuickSpec)
 
 
 @dataclass
@@ -68,124 +174,189 @@ class Experiment:
     path: Path
 
     @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
     def base_scenario(self) -> dict:
         return read_toml(self.path.parent / self.spec.scenario)
 
+    @property
+    def cells(self) -> list[CellSpec]:
+        return self.spec.cells
+
+    @property
+    def rows(self) -> list[RowSpec]:
+        return self.spec.rows
+
+    @property
+    def metrics(self) -> list[MetricSpec]:
+        return self.spec.metrics
+
+    def metric(self, name: str) -> MetricSpec:
+        return next(m for m in self.spec.metrics if m.name == name)
+
+    def row_values(self, row: RowSpec, kind: str, metric: str) -> list[float]:
+        """A row's `paper`, `ns2`, `check`... values for one metric ([] when not given)."""
+        values = getattr(row, kind)
+        if isinstance(values, dict):
+            return list(values.get(metric, []))
+        return list(values) if metric == self.spec.metrics[0].name else []
+
+
+def _problem(path: Path, where: str, message: str) -> ScenarioError:
+    return ScenarioError(f"{path}: {where}", message)
+
 
 def load_experiment(path: str | Path) -> Experiment:
+    """Read and check an experiment file; every name a claim, figure or quick table uses must exist."""
     path = Path(path)
     try:
         spec = ExperimentSpec.model_validate(read_toml(path))
     except ValidationError as exc:
         raise scenario_error_from_validation(exc) from None
-    for row in spec.rows:
-        for name, values in (("paper", row.paper), ("check", row.check), ("at_least", row.at_least),
-                             ("ns2", row.ns2), ("check_ns2", row.check_ns2)):
-            if values and len(values) != len(spec.cells):
-                raise ScenarioError(f"{path}: rows '{row.name}'.{name}",
-                                    f"has {len(values)} values for {len(spec.cells)} cells")
-    if spec.unit not in UNIT_SCALE:
-        raise ScenarioError(f"{path}: unit", f"'{spec.unit}'; accepted: {', '.join(UNIT_SCALE)}")
+    if spec.axis is not None:
+        if spec.cells:
+            raise _problem(path, "axis", "is given together with [[cells]]; use one of them")
+        if len(spec.axis.values) != len(spec.axis.x) or not spec.axis.values:
+            raise _problem(path, "axis", "values and x need the same, non-zero, number of entries")
+        spec.cells = [CellSpec(name=f"{spec.axis.label}={x:g}", set=[f"{spec.axis.field}={_toml_value(v)}"], x=x)
+                      for v, x in zip(spec.axis.values, spec.axis.x)]
+    if not spec.cells:
+        raise _problem(path, "cells", "there are no cells; give [[cells]] or an [axis]")
+    if not spec.metrics:
+        spec.metrics = [MetricSpec(name="goodput", of=spec.metric, unit=spec.unit)]
+    if spec.figure == "window" and not any(f.kind == "window" for f in spec.figures):
+        spec.figures.insert(0, FigureSpec(kind="window"))
+    cells = [c.name for c in spec.cells]
+    rows = [r.name for r in spec.rows]
+    metrics = [m.name for m in spec.metrics]
+    _unique(path, "cells", cells)
+    _unique(path, "rows", rows)
+    _unique(path, "metrics", metrics)
+
+    def known(where: str, names: list[str], accepted: list[str]) -> None:
+        for name in names:
+            if name not in accepted:
+                raise _problem(path, where, f"'{name}' is not defined; use one of {', '.join(accepted)}")
+
+    for r, row in enumerate(spec.rows):
+        for kind in ("paper", "check", "at_least", "ns2", "check_ns2"):
+            values = getattr(row, kind)
+            per_metric = values.items() if isinstance(values, dict) else [(metrics[0], values)]
+            for metric, items in per_metric:
+                known(f"rows.{r}.{kind}", [metric], metrics)
+                if items and len(items) != len(cells):
+                    raise _problem(path, f"rows.{r}.{kind}", f"has {len(items)} values for {len(cells)} cells")
+    for i, figure in enumerate(spec.figures):
+        known(f"figures.{i}.metric", [figure.metric] if figure.metric else [], metrics)
+        known(f"figures.{i}.metrics", figure.metrics, metrics)
+        known(f"figures.{i}.rows", figure.rows, rows)
+        if figure.kind == "lines" and (figure.metric is None or any(c.x is None for c in spec.cells)):
+            raise _problem(path, f"figures.{i}", "a lines figure needs a metric and an x for every cell")
+        if figure.kind == "bars" and not figure.metrics:
+            raise _problem(path, f"figures.{i}", "a bars figure needs metrics")
+    for i, claim in enumerate(spec.claims):
+        known(f"claims.{i}.metric", [claim.metric], metrics)
+        known(f"claims.{i}.rows", claim.rows + claim.other_rows, rows)
+        known(f"claims.{i}.cells", claim.cells, cells)
+        known(f"claims.{i}.above_metric", [claim.above_metric] if claim.above_metric else [], metrics)
+    known("quick.cells", spec.quick.cells, cells)
+    known("quick.rows", spec.quick.rows, rows)
     return Experiment(spec, path)
 
 
-@dataclass
-class RunOutcome:
+def _unique(path: Path, where: str, names: list[str]) -> None:
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise _problem(path, where, f"the name(s) {', '.join(twice)} are used twice; name each once")
+
+
+def _toml_value(value: Any) -> str:
+    return f'"{value}"' if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+# --- planning ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ExperimentRun:
+    """One planned run of an experiment: where it sits (row, cell, replication) and what it runs."""
+    experiment: str
     row: int
     cell: int
-    summary: dict
-    series: dict           # small columnar time series for figures
-    error: Optional[str] = None
-
-
-def _run_one(row: int, cell: int, scenario: dict, cc: Any, overrides: list[str]) -> RunOutcome:
-    # Runs in a worker process: import here so the parent does not need the engine loaded to fork.
-    from .runner import run
-
-    scenario = {**scenario, "flows": [dict(f) for f in scenario["flows"]]}
-    for flow in scenario["flows"]:
-        flow["cc"] = cc
-    try:
-        result = run(scenario, overrides)
-    except Exception as exc:  # reported per run, the rest carry on
-        return RunOutcome(row, cell, {}, {}, error=f"{type(exc).__name__}: {exc}")
-    ts = result.timeseries
-    queue = result.queue
-    series = {
-        "time_s": ts["time_s"].tolist(), "cwnd": ts["cwnd"].tolist(),
-        "queue_time_s": queue["time_s"].tolist(), "queue_packets": queue["queue_packets"].tolist(),
-        "bdp_packets": result.config["bottleneck"]["rate_bps"] * 2 * result.config["bottleneck"]["delay_ns"]
-        / 1e9 / 8 / result.config["packet_size"],
-        "buffer_packets": result.config["bottleneck"]["queue"]["limit_packets"],
-    }
-    if "cc_dwnd" in ts:  # Compound TCP: the delay-based part of the window
-        series["dwnd"] = ts["cc_dwnd"].tolist()
-    return RunOutcome(row, cell, result.summary, series)
+    replication: int
+    run: PlannedRun
 
 
 @dataclass
-class ExperimentResult:
+class Plan:
     experiment: Experiment
     quick: bool
-    outcomes: dict[tuple[int, int], RunOutcome] = field(default_factory=dict)
-    wall_s: float = 0.0
+    rows: list[int]
+    cells: list[int]
+    replications: int
+    time_scale: float
+    runs: list[ExperimentRun] = field(default_factory=list)
 
-    def value(self, row: int, cell: int) -> Optional[float]:
-        o = self.outcomes.get((row, cell))
-        if o is None or o.error:
-            return None
-        values = [f[self.experiment.spec.metric] for f in o.summary["flows"]]
-        return sum(values) * UNIT_SCALE[self.experiment.spec.unit]
-
-    def ns2(self, row: int, cell: int) -> Optional[float]:
-        values = self.experiment.spec.rows[row].ns2
-        return values[cell] if values and values[cell] > 0 else None
-
-    def verdict(self, row: int, cell: int) -> str:
-        """'ok', 'off' (outside the stated tolerance), or '' when the cell is not checked."""
-        spec = self.experiment.spec.rows[row]
-        value = self.value(row, cell)
-        if value is None:
-            return "failed"
-        if self.quick:
-            return ""
-        verdicts = []
-        if spec.check and spec.check[cell] != NOT_CHECKED and spec.paper:
-            paper = spec.paper[cell]
-            verdicts.append(abs(value - paper) <= spec.check[cell] * paper)
-        if spec.at_least and spec.at_least[cell] != NOT_CHECKED:
-            verdicts.append(value >= spec.at_least[cell])
-        if spec.check_ns2 and spec.check_ns2[cell] != NOT_CHECKED and spec.ns2 and spec.ns2[cell] > 0:
-            verdicts.append(abs(value - spec.ns2[cell]) <= spec.check_ns2[cell] * spec.ns2[cell])
-        if not verdicts:
-            return ""
-        return "ok" if all(verdicts) else "off"
+    def window_ns(self, metric: MetricSpec, config: dict) -> tuple[int, int]:
+        """The metric's measurement window in this plan's runs, in ns (scaled in quick mode)."""
+        if metric.window is None:
+            return config["run"]["measure_from_ns"], config["run"]["duration_ns"]
+        start, end = (parse_duration(v) for v in metric.window)
+        return _scaled(start, self.time_scale), _scaled(end, self.time_scale)
 
 
-def run_experiment(experiment: Experiment, quick: bool = False, jobs: Optional[int] = None,
-                   progress: Optional[Callable[[int, int], None]] = None) -> ExperimentResult:
-    import time
+def _scaled(ns: int, scale: float) -> int:
+    # Exact rational scaling, rounded to a whole millisecond so sample times still line up.
+    ms = Fraction(ns, 10**6) * Fraction(scale).limit_denominator(10**6)
+    return int(round(ms)) * 10**6
 
+
+def plan_experiment(experiment: Experiment, quick: bool = False) -> Plan:
+    """Every run of the experiment, validated, with its engine config and its seed.
+
+    Replication r of every (row, cell) gets the same seed (common random numbers: rows differ by their
+    algorithm, not by their luck), derived from the experiment's seed like a sweep's."""
     spec = experiment.spec
+    quick_spec = spec.quick
+    rows = [i for i, r in enumerate(spec.rows) if not (quick and quick_spec.rows) or r.name in quick_spec.rows]
+    cells = [i for i, c in enumerate(spec.cells) if not (quick and quick_spec.cells) or c.name in quick_spec.cells]
+    replications = (quick_spec.replications or spec.replications) if quick else spec.replications
+    replications = min(replications, spec.replications) if quick else replications
+    time_scale = quick_spec.time_scale if quick else 1.0
+    plan = Plan(experiment, quick, rows, cells, replications, time_scale)
     base = experiment.base_scenario
-    extra = [f"run.duration={QUICK_DURATION}", f"run.measure_from={QUICK_MEASURE_FROM}"] if quick else []
-    tasks = [(r, c, base, row.cc, list(cell.set) + extra)
-             for r, row in enumerate(spec.rows) for c, cell in enumerate(spec.cells)]
-    result = ExperimentResult(experiment, quick)
-    started = time.perf_counter()
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(_run_one, *t) for t in tasks]
-        if progress:
-            progress(0, len(tasks))
-        for done, future in enumerate(as_completed(futures), start=1):
-            outcome = future.result()
-            result.outcomes[(outcome.row, outcome.cell)] = outcome
-            if progress:
-                progress(done, len(tasks))
-    result.wall_s = time.perf_counter() - started
-    return result
+    base_flows = len(base.get("flows", []))
+    for r in rows:
+        row = spec.rows[r]
+        ccs = row.cc if isinstance(row.cc, list) else [row.cc] * base_flows
+        if len(ccs) != base_flows:
+            raise _problem(experiment.path, f"rows.{r}.cc", f"has {len(ccs)} algorithms for the scenario's "
+                                                            f"{base_flows} [[flows]] entries")
+        for c in cells:
+            raw = copy.deepcopy(base)
+            for flow, cc in zip(raw["flows"], ccs):
+                flow["cc"] = copy.deepcopy(cc)
+            overrides = list(spec.set) + list(spec.cells[c].set) + (list(quick_spec.set) if quick else [])
+            scenario = load_scenario(raw, overrides)
+            if time_scale != 1.0:
+                scenario = load_scenario(scenario, [
+                    f"run.duration={_scaled(scenario.run.duration, time_scale)}ns",
+                    f"run.measure_from={_scaled(scenario.run.measure_from, time_scale)}ns"])
+            config = scenario.to_engine_config()
+            point_hash = scenario_hash(config)
+            for k in range(replications):
+                seed = derive_seed(spec.seed, {}, k) if replications > 1 else spec.seed
+                run_config = copy.deepcopy(config)
+                run_config["run"]["seed"] = seed
+                params = {"experiment": spec.id, "row": row.name, "cell": spec.cells[c].name}
+                planned = PlannedRun(index=len(plan.runs), params=params, replication=k, seed=seed,
+                                     config=run_config, scenario_hash=point_hash)
+                plan.runs.append(ExperimentRun(spec.id, r, c, k, planned))
+    return plan
 
+
+# --- finding experiments -----------------------------------------------------------------------------
 
 def experiments_root() -> Path:
     """experiments/ of the repository (CCLAB_EXPERIMENTS overrides it)."""
@@ -194,14 +365,15 @@ def experiments_root() -> Path:
 
 
 def list_experiments() -> dict[str, Path]:
-    """Experiment id -> file, for every experiment file under experiments/."""
-    found = {}
+    """Experiment id -> file, for every experiment file under experiments/, each study in its `order`."""
+    found = []
     root = experiments_root()
     for path in sorted(root.glob("*/*.toml")):
         try:
             data = read_toml(path)
         except ScenarioError:
             continue
-        if "id" in data and "cells" in data:
-            found[data["id"]] = path
-    return found
+        if "id" in data and "rows" in data:
+            order = data.get("order", 100)
+            found.append((path.parent.name, order if isinstance(order, int) else 100, str(data["id"]), path))
+    return {experiment_id: path for _, _, experiment_id, path in sorted(found)}

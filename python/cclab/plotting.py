@@ -61,3 +61,56 @@ def window_figure(path: Path, title: str, algorithm: str, panels: list[tuple[str
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def lines_figure(path: Path, title: str, xlabel: str, ylabel: str,
+                 lines: list[tuple[str, str, list[float], list[float], list[float]]]) -> Path:
+    """One line per row against the cells' x (seed 000, Figures 9-12): (label, algorithm, x, mean, std);
+    error bars show the spread over replications when there are several."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for label, algorithm, x, mean, std in lines:
+        s = style(algorithm)
+        ax.errorbar(x, mean, yerr=std if any(std) else None, color=s["color"], marker=s["marker"], ms=5, lw=1.2,
+                    capsize=2, label=label, mec="black" if algorithm == "westwood" else s["color"], mew=0.5)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, color="0.9", lw=0.6)
+    ax.legend(fontsize=8, frameon=False, ncol=2)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+# Bar fills for several measurement windows of one algorithm (seed 000, Figure 13: black, gray, white bars).
+WINDOW_ALPHA = (1.0, 0.55, 0.15)
+
+
+def bars_figure(path: Path, title: str, ylabel: str, metric_labels: list[str],
+                panels: list[tuple[str, list[tuple[str, str, list[float]]]]]) -> Path:
+    """Grouped bars, a panel per cell: per row (label, algorithm) one bar per metric, filled in the algorithm's
+    colour, darkest for the first metric (Figure 13's black / gray / white bars for three windows)."""
+    n = len(panels)
+    fig, axes = plt.subplots(1, n, figsize=(4.2 * n + 1.0, 4.0), squeeze=False, sharey=True)
+    for ax, (name, groups) in zip(axes.flat, panels):
+        width = 0.8 / max(1, len(metric_labels))
+        for g, (label, algorithm, values) in enumerate(groups):
+            colour = style(algorithm)["color"]
+            for m, value in enumerate(values):
+                ax.bar(g - 0.4 + width * (m + 0.5), value, width, color=colour,
+                       alpha=WINDOW_ALPHA[m % len(WINDOW_ALPHA)], edgecolor="black", lw=0.5)
+        ax.set_xticks(range(len(groups)), [label for label, _, _ in groups], rotation=45, ha="right", fontsize=8)
+        ax.set_title(name, fontsize=10)
+        ax.grid(True, axis="y", color="0.9", lw=0.6)
+    axes.flat[0].set_ylabel(ylabel)
+    handles = [plt.Rectangle((0, 0), 1, 1, color="0.3", alpha=WINDOW_ALPHA[m % len(WINDOW_ALPHA)], ec="black")
+               for m in range(len(metric_labels))]
+    fig.legend(handles, metric_labels, loc="upper right", fontsize=8, frameon=False)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0, 0.88, 1))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

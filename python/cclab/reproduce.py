@@ -1,117 +1,186 @@
-"""`cclab reproduce`: run a study's experiments, print them beside the paper, write a report page.
+"""`cclab reproduce`: run a study's experiments through the result store and measure them.
 
-The report folder holds report.md (tables with paper, cclab and difference side by side, and the figures),
-results.csv (one line per run) and PNG figures.
+All runs of the selected experiments of a study form one sweep (study = the experiments' common prefix, e.g.
+`seed000`), so they share the executor's cores, a run already in the store is never computed again, and an
+interrupted reproduction resumes where it stopped. The measured values are then read back from the store:
+metrics per run (`cclab.measures`), means and spreads over replications, the numeric checks against the
+paper and ns-2.35, and the paper's findings (`cclab.claims`).
 """
 
 from __future__ import annotations
 
-import csv
-import re
+import math
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Optional
 
-from rich.table import Table
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
 
-from .experiment import Experiment, ExperimentResult
-from .plotting import window_figure
-
-NOTES = {
-    "quick": "quick mode: short runs, numbers not comparable to the paper; no checks are made",
-}
-
-
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.1f}"
-
-
-def _diff(value: float | None, paper: float | None) -> str:
-    if value is None or not paper:
-        return ""
-    return f"{(value - paper) / paper * 100:+.1f}%"
+from .claims import ClaimResult, check_claim
+from .executors import Executor
+from .experiment import NOT_CHECKED, UNIT_SCALE, Experiment, Plan, plan_experiment
+from .measures import MeasureError, measure
+from .store import FAILURES, QUEUE, SUMMARY, TIMESERIES, StudyStore, results_version
+from .sweep import Sweep
+from .sweeper import SweepProgress, SweepReport, run_sweep
 
 
-def comparison_table(result: ExperimentResult) -> Table:
-    spec = result.experiment.spec
-    table = Table(title=spec.title + (" (quick)" if result.quick else ""), title_justify="left")
-    table.add_column("algorithm")
-    for cell in spec.cells:
-        table.add_column(cell.name, justify="right")
-    for r, row in enumerate(spec.rows):
-        lines = []
-        for c in range(len(spec.cells)):
-            value = result.value(r, c)
-            paper = row.paper[c] if row.paper else None
-            verdict = result.verdict(r, c)
-            mark = {"ok": " [green]ok[/]", "off": " [red]OFF[/]", "failed": " [red]failed[/]"}.get(verdict, "")
-            text = f"{_fmt(value)}{mark}"
-            if paper is not None:
-                text += f"\npaper {_fmt(paper)} {_diff(value, paper)}"
-            ns2 = result.ns2(r, c)
-            if ns2 is not None:
-                text += f"\nns-2 {_fmt(ns2)} {_diff(value, ns2)}"
-            lines.append(text)
-        table.add_row(row.name, *lines)
-    return table
+@dataclass(frozen=True)
+class Stats:
+    mean: float
+    std: float      # sample standard deviation over replications (0 with one)
+    low: float
+    high: float
+    n: int
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+@dataclass
+class ExperimentOutcome:
+    plan: Plan
+    store: StudyStore
+    # (metric, row, cell) -> per-replication values, in the metric's unit
+    values: dict[tuple[str, int, int], list[float]] = field(default_factory=dict)
+    errors: list[tuple[int, int, int, str]] = field(default_factory=list)   # row, cell, replication, why
+    claims: list[ClaimResult] = field(default_factory=list)
+
+    @property
+    def experiment(self) -> Experiment:
+        return self.plan.experiment
+
+    def stats(self, metric: str, row: int, cell: int) -> Optional[Stats]:
+        values = self.values.get((metric, row, cell))
+        if not values:
+            return None
+        array = np.asarray(values, dtype=float)
+        std = float(np.std(array, ddof=1)) if len(array) > 1 else 0.0
+        return Stats(float(np.mean(array)), std, float(np.min(array)), float(np.max(array)), len(array))
+
+    def means(self) -> dict[tuple[str, int, int], float]:
+        return {key: float(np.mean(v)) for key, v in self.values.items() if v}
+
+    def reference(self, kind: str, metric: str, row: int, cell: int) -> Optional[float]:
+        """The paper's or ns-2.35's value (kind 'paper' / 'ns2'), None when not given (-1)."""
+        values = self.experiment.row_values(self.experiment.rows[row], kind, metric)
+        return values[cell] if values and values[cell] >= 0 else None
+
+    def verdict(self, metric: str, row: int, cell: int) -> str:
+        """'ok', 'off' (outside a stated tolerance), 'failed' (no result), or '' (nothing to check)."""
+        stats = self.stats(metric, row, cell)
+        if stats is None:
+            return "failed"
+        if self.plan.quick:
+            return ""
+        experiment, spec_row = self.experiment, self.experiment.rows[row]
+        verdicts = []
+        for tolerance_kind, reference_kind in (("check", "paper"), ("check_ns2", "ns2")):
+            tolerances = experiment.row_values(spec_row, tolerance_kind, metric)
+            reference = self.reference(reference_kind, metric, row, cell)
+            if tolerances and tolerances[cell] != NOT_CHECKED and reference is not None:
+                verdicts.append(abs(stats.mean - reference) <= tolerances[cell] * reference)
+        at_least = experiment.row_values(spec_row, "at_least", metric)
+        if at_least and at_least[cell] != NOT_CHECKED:
+            verdicts.append(stats.mean >= at_least[cell])
+        if not verdicts:
+            return ""
+        return "ok" if all(verdicts) else "off"
+
+    def series(self, row: int, cell: int, replication: int = 0) -> Optional[tuple[dict, pd.DataFrame, pd.DataFrame]]:
+        """(config, flow series, queue series) of one stored run, for figures."""
+        for run in self.plan.runs:
+            if (run.row, run.cell, run.replication) == (row, cell, replication):
+                path = self.store.path(TIMESERIES, run.run.key)
+                if not self.store.path(SUMMARY, run.run.key).exists():
+                    return None
+                return (run.run.config, pq.read_table(path).to_pandas(),
+                        pq.read_table(self.store.path(QUEUE, run.run.key)).to_pandas())
+        return None
 
 
-def write_report(result: ExperimentResult, out_dir: Path) -> Path:
-    """report.md, results.csv and figures for one experiment."""
-    spec = result.experiment.spec
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / "results.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["row", "cell", spec.metric, "paper", "difference", "ns2", "difference_ns2", "verdict",
-                    "loss_events", "timeouts", "error"])
-        for (r, c), o in sorted(result.outcomes.items()):
-            row = spec.rows[r]
-            flows = o.summary.get("flows", [])
-            w.writerow([row.name, spec.cells[c].name, result.value(r, c), row.paper[c] if row.paper else "",
-                        _diff(result.value(r, c), row.paper[c] if row.paper else None),
-                        result.ns2(r, c) or "", _diff(result.value(r, c), result.ns2(r, c)), result.verdict(r, c),
-                        sum(x["loss_events"] for x in flows), sum(x["timeouts"] for x in flows), o.error or ""])
+@dataclass
+class Reproduction:
+    study: str
+    quick: bool
+    outcomes: list[ExperimentOutcome]
+    sweep_report: SweepReport
+    wall_s: float
 
-    lines = [f"# {spec.title}", ""]
-    if result.quick:
-        lines += [f"*{NOTES['quick']}*", ""]
-    lines += [f"Metric: `{spec.metric}` in {spec.unit}. Wall time {result.wall_s:.1f} s.", ""]
-    lines.append("| algorithm | " + " | ".join(c.name for c in spec.cells) + " |")
-    lines.append("|---|" + "---:|" * len(spec.cells))
-    for r, row in enumerate(spec.rows):
-        cells = []
-        for c in range(len(spec.cells)):
-            value, paper = result.value(r, c), (row.paper[c] if row.paper else None)
-            text = _fmt(value)
-            if paper is not None:
-                text += f" (paper {_fmt(paper)}, {_diff(value, paper)})"
-            ns2 = result.ns2(r, c)
-            if ns2 is not None:
-                text += f" (ns-2 {_fmt(ns2)}, {_diff(value, ns2)})"
-            verdict = result.verdict(r, c)
-            if verdict:
-                text += f" **{verdict}**"
-            cells.append(text)
-        lines.append(f"| {row.name} | " + " | ".join(cells) + " |")
-    lines.append("")
-    errors = [(spec.rows[r].name, spec.cells[c].name, o.error) for (r, c), o in result.outcomes.items() if o.error]
-    for row, cell, error in errors:
-        lines.append(f"- run {row} / {cell} failed: `{error}`")
+    @property
+    def claims(self) -> list[ClaimResult]:
+        return [claim for outcome in self.outcomes for claim in outcome.claims]
 
-    if spec.figure == "window":
-        lines += ["", "## Congestion window and bottleneck queue", ""]
-        for r, row in enumerate(spec.rows):
-            panels = [(spec.cells[c].name, result.outcomes[(r, c)].series) for c in range(len(spec.cells))
-                      if (r, c) in result.outcomes and not result.outcomes[(r, c)].error]
-            if not panels:
+
+def study_of(experiment_id: str) -> str:
+    return experiment_id.split("-", 1)[0]
+
+
+def reproduce(experiments: list[Experiment], store_root: Path, executor: Executor, quick: bool = False,
+              progress: Optional[Callable[[SweepProgress], None]] = None) -> Reproduction:
+    """Run (or find in the store) every run of `experiments`, all of one study, and measure them."""
+    started = time.perf_counter()
+    studies = {study_of(e.id) for e in experiments}
+    if len(studies) != 1:
+        raise ValueError(f"experiments of several studies ({', '.join(sorted(studies))}); reproduce one at a time")
+    study = studies.pop()
+    plans = [plan_experiment(e, quick) for e in experiments]
+    store = StudyStore(store_root, study, results_version())
+    unique: dict[str, object] = {}
+    for plan in plans:
+        for run in plan.runs:
+            unique.setdefault(run.run.key, run.run)
+    fields = ["experiment", "row", "cell"]
+    values = {name: sorted({run.params[name] for run in unique.values()}) for name in fields}
+    # Longest runs first (packets to simulate ~ rate x duration): two cores finish together rather than one
+    # running a 1 Gbit/s run alone at the end.
+    runs = sorted(unique.values(), key=lambda run: -run.config["bottleneck"]["rate_bps"] * run.config["run"]["duration_ns"])
+    sweep = Sweep(path=Path(study), study=study, base_seed=0, replications=1, fields=fields, values=values,
+                  runs=runs)
+    report = run_sweep(sweep, store, executor, retry_failed=False, progress=progress)
+    if report.already_failed:
+        # Runs that failed before are tried again: a reproduction should end with every number it can get.
+        report_retry = run_sweep(sweep, store, executor, retry_failed=True, progress=progress)
+        report.done += report_retry.done
+        report.failed = report_retry.failed
+        report.failures += report_retry.failures
+    outcomes = [_measure(plan, store) for plan in plans]
+    return Reproduction(study, quick, outcomes, report, time.perf_counter() - started)
+
+
+def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
+    outcome = ExperimentOutcome(plan, store)
+    collected: dict[tuple[str, int, int], list[float]] = defaultdict(list)
+    for run in plan.runs:
+        key = run.run.key
+        summary_path = store.path(SUMMARY, key)
+        if not summary_path.exists():
+            failure = store.path(FAILURES, key)
+            why = store.failure(key).get("error", "failed") if failure.exists() else "not run"
+            outcome.errors.append((run.row, run.cell, run.replication, why))
+            continue
+        summary = pq.read_table(summary_path).to_pandas()
+        cache: dict[str, pd.DataFrame] = {}
+
+        def series(key: str = key) -> pd.DataFrame:
+            if "flows" not in cache:
+                cache["flows"] = pq.read_table(store.path(TIMESERIES, key),
+                                               columns=["time_s", "flow", "delivered"]).to_pandas()
+            return cache["flows"]
+
+        for metric in plan.experiment.metrics:
+            window = plan.window_ns(metric, run.run.config) if metric.window is not None else None
+            try:
+                value = measure(metric.of, metric.flows, window, run.run.config, summary, series)
+            except MeasureError as exc:
+                outcome.errors.append((run.row, run.cell, run.replication, f"{metric.name}: {exc}"))
                 continue
-            algorithm = row.cc if isinstance(row.cc, str) else row.cc.get("name", "")
-            name = f"window-{_slug(row.name)}.png"
-            window_figure(out_dir / name, f"{row.name}: congestion window and queue", algorithm, panels)
-            lines.append(f"![{row.name}]({name})")
-            lines.append("")
-    path = out_dir / "report.md"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+            if metric.of not in ("utilisation", "jain"):
+                value *= UNIT_SCALE[metric.unit]
+            if not math.isnan(value):
+                collected[(metric.name, run.row, run.cell)].append(value)
+    outcome.values = dict(collected)
+    means = outcome.means()
+    outcome.claims = [check_claim(claim, plan, means) for claim in plan.experiment.spec.claims]
+    return outcome

@@ -16,8 +16,8 @@ swept different fields still read as one table, the missing columns as NULL):
     queue       study, run_key, time_s, queue_packets, queue_bytes, drops
     failures    study, run_key, seed, replication, params, error_type, error, attempts
 
-By default only the results of this cclab version are seen (a new version may compute different
-numbers); all_versions=True reads every version, told apart by cclab_version.
+By default only the results of this cclab version and engine build are seen (another may compute
+different numbers); all_versions=True reads every version, told apart by cclab_version.
 """
 
 from __future__ import annotations
@@ -28,9 +28,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import __version__
 from .errors import CclabError
-from .store import FAILURES, QUEUE, SUMMARY, TIMESERIES, resolve_root, version_folder
+from .store import FAILURES, QUEUE, SUMMARY, TIMESERIES, resolve_root, results_version, version_folder
 from .sweep import STUDY_NAME
 
 FAILURE_COLUMNS = ["study", "cclab_version", "run_key", "scenario_hash", "seed", "replication", "params",
@@ -45,7 +44,7 @@ def _pattern(root: Path, study: str | None, kind: str, all_versions: bool) -> st
     if study is not None and not STUDY_NAME.match(study):
         raise ResultsError(f"{study!r} is not a study name; use the name `cclab sweep` printed "
                            "(letters, digits, '.', '_' and '-')")
-    version = "cclab-*" if all_versions else version_folder(__version__)
+    version = "cclab-*" if all_versions else version_folder(results_version())
     suffix = "*.json" if kind == FAILURES else "*.parquet"
     return str(root / (study or "*") / version / kind / suffix)
 
@@ -76,7 +75,7 @@ def connect(store: str | Path | None = None, study: str | None = None, all_versi
             if view == "runs":
                 connection.close()
                 which = f"study {study!r}" if study else "any study"
-                version = "" if all_versions else f" by cclab {__version__}"
+                version = "" if all_versions else f" by cclab {results_version()}"
                 raise ResultsError(f"no runs of {which} stored{version} in {root}; run `cclab sweep FILE"
                                    f" --store {root}` first" + ("" if all_versions else ", or pass --all-versions"))
             continue

@@ -60,6 +60,15 @@ def resolve_root(store: str | Path | None) -> Path:
     return Path(store).expanduser() if store is not None else default_store_root()
 
 
+def results_version() -> str:
+    """The version results are filed under: cclab's and the engine source fingerprint, so a run computed by
+    one engine build is never reused by another (sweeps and reproductions both recompute after a change)."""
+    from . import __version__
+    from .engine import engine_source_hash
+
+    return f"{__version__}+engine.{engine_source_hash()[:12]}"
+
+
 def version_folder(version: str) -> str:
     """'0.1.0' -> 'cclab-0.1.0'; anything unsafe in a folder name (a '/' in a local version) becomes '_'."""
     return "cclab-" + re.sub(r"[^A-Za-z0-9._+-]", "_", version)

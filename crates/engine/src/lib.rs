@@ -18,3 +18,5 @@ pub use sim::Simulation;
 pub use stats::Summary;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// FNV-1a 64 of the engine's source files (build.rs): changes whenever the engine does.
+pub const SOURCE_HASH: &str = env!("CCLAB_ENGINE_SOURCE_HASH");

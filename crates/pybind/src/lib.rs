@@ -96,10 +96,17 @@ fn version() -> &'static str {
     cclab_engine::VERSION
 }
 
+/// Fingerprint of the engine's source, so stored results are filed per engine build.
+#[pyfunction]
+fn source_hash() -> &'static str {
+    cclab_engine::SOURCE_HASH
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(algorithms_json, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     Ok(())
 }

@@ -1,0 +1,119 @@
+"""The paper's findings as checks over an experiment's measured values (means over replications).
+
+A claim names a metric, the rows and cells it speaks of (default: all that were run) and one test:
+
+- `at_least = x` / `at_most = x` / `between = [x, y]`: every value is >= x / <= x / in [x, y] (in the
+  metric's unit);
+- `above_row = "NewReno"` / `below_row` (a name or a list): in every cell, the value is above / below that
+  row's (each listed row's);
+- `above_metric = "host_b"`: in every (row, cell), the value is above that metric's in the same runs
+  (Table II: which host gets the larger share);
+- `trend = "decreasing"` / `"increasing"`: along the cells in order, the last value is below / above the
+  first, for every row.
+
+A claim is 'holds', 'fails' (with the values that break it), or 'not checked' (quick mode, unless the claim
+is marked `quick = true`; or none of its rows and cells were run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .experiment import CLAIM_TESTS, ClaimSpec, Plan
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    text: str
+    status: str            # "holds", "fails" or "not checked"
+    detail: str            # what was compared; for a failure, the values that break the claim
+
+
+def _fmt(value: float) -> str:
+    return f"{value:,.3f}" if abs(value) < 10 else f"{value:,.0f}"
+
+
+def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], float]) -> ClaimResult:
+    """Evaluate one claim; `means` maps (metric, row, cell) to the mean over replications, in the metric's
+    unit (missing: the run failed or was not run)."""
+    spec = plan.experiment.spec
+    row_index = {r.name: i for i, r in enumerate(spec.rows)}
+    cell_index = {c.name: i for i, c in enumerate(spec.cells)}
+    rows = [row_index[n] for n in claim.rows] if claim.rows else list(range(len(spec.rows)))
+    cells = [cell_index[n] for n in claim.cells] if claim.cells else list(range(len(spec.cells)))
+    rows = [r for r in rows if r in plan.rows]
+    cells = [c for c in cells if c in plan.cells]
+    if plan.quick and not claim.quick:
+        return ClaimResult(claim.text, "not checked", "checked on full runs only")
+    if not rows or not cells:
+        return ClaimResult(claim.text, "not checked", "none of its rows or cells were run")
+
+    def value(metric: str, r: int, c: int) -> float | None:
+        return means.get((metric, r, c))
+
+    broken, compared, missing = [], 0, 0
+
+    def name(r: int, c: int) -> str:
+        return f"{spec.rows[r].name} @ {spec.cells[c].name}"
+
+    if claim.trend is not None:
+        if len(cells) < 2:
+            return ClaimResult(claim.text, "not checked", "a trend needs at least two cells")
+        first, last = cells[0], cells[-1]
+        for r in rows:
+            a, b = value(claim.metric, r, first), value(claim.metric, r, last)
+            if a is None or b is None:
+                missing += 1
+                continue
+            compared += 1
+            ok = b < a if claim.trend == "decreasing" else b > a
+            if not ok:
+                broken.append(f"{spec.rows[r].name}: {_fmt(a)} at {spec.cells[first].name} -> {_fmt(b)} at "
+                              f"{spec.cells[last].name}")
+        what = f"{claim.metric} {claim.trend} from {spec.cells[first].name} to {spec.cells[last].name}"
+    else:
+        for r in rows:
+            for c in cells:
+                v = value(claim.metric, r, c)
+                if v is None:
+                    missing += 1
+                    continue
+                # (reference, how it is named, whether v must be above it, strictly)
+                references: list[tuple[float | None, str, bool, bool]] = []
+                if claim.at_least is not None:
+                    references.append((claim.at_least, _fmt(claim.at_least), True, False))
+                elif claim.at_most is not None:
+                    references.append((claim.at_most, _fmt(claim.at_most), False, False))
+                elif claim.between is not None:
+                    references += [(claim.between[0], _fmt(claim.between[0]), True, False),
+                                   (claim.between[1], _fmt(claim.between[1]), False, False)]
+                elif claim.above_metric is not None:
+                    other = value(claim.above_metric, r, c)
+                    references.append((other, claim.above_metric, True, True))
+                else:
+                    for other_name in claim.other_rows:
+                        other = value(claim.metric, row_index[other_name], c)
+                        references.append((other, other_name, claim.above_row is not None, True))
+                if any(reference is None for reference, _, _, _ in references):
+                    missing += 1
+                    continue
+                compared += 1
+                for reference, label, above, strict in references:
+                    ok = (v > reference if strict else v >= reference) if above else \
+                        (v < reference if strict else v <= reference)
+                    if not ok:
+                        sign = (">" if strict else ">=") if above else ("<" if strict else "<=")
+                        shown = label if label == _fmt(reference) else f"{label} {_fmt(reference)}"
+                        broken.append(f"{name(r, c)}: {_fmt(v)} not {sign} {shown}")
+        test = next(k for k in CLAIM_TESTS if getattr(claim, k) is not None)
+        argument = getattr(claim, test)
+        what = f"{claim.metric} {test.replace('_', ' ')} " + (
+            ", ".join(argument) if isinstance(argument, list) and test.endswith("row") else
+            "[" + ", ".join(_fmt(a) for a in argument) + "]" if isinstance(argument, list) else
+            argument if isinstance(argument, str) else _fmt(argument))
+    if compared == 0:
+        return ClaimResult(claim.text, "not checked", "no finished runs to compare")
+    suffix = f"; {missing} failed runs left out" if missing else ""
+    if broken:
+        return ClaimResult(claim.text, "fails", f"{what}: " + "; ".join(broken) + suffix)
+    return ClaimResult(claim.text, "holds", f"{what}: {compared} comparisons{suffix}")

@@ -1,0 +1,77 @@
+"""Metrics of one run, from its stored summary (one row per flow) and, for windows, its time series.
+
+- `delivered_bps`: packets delivered in order to the receiver x packet size (the unit of seed 000's tables:
+  199.8 Mbit/s on a 200 Mbit/s link); `goodput_bps`: the same in payload bytes.
+- `utilisation`: delivered bits / bottleneck rate, 1.0 = the link is full.
+- `jain`: Jain's fairness index of the flows' delivered rates, (sum g)^2 / (N sum g^2) (Jain, Chiu, Hawe 1984;
+  seed 000, Section III-B).
+A metric with a `window` = [t1, t2] is computed from the cumulative `delivered` column of the time series:
+(delivered(t2) - delivered(t1)) x size / (t2 - t1); both instants must be sample times. Without a window the
+engine's own figures over [run.measure_from, run.duration] are used.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from .errors import CclabError
+
+
+class MeasureError(CclabError):
+    """A metric that cannot be computed from what the run recorded."""
+
+
+def _delivered_at(series: pd.DataFrame, flows: int, t_ns: int) -> np.ndarray:
+    """Cumulative packets delivered per flow at instant t (a sample time; t = 0: nothing yet)."""
+    if t_ns == 0:
+        return np.zeros(flows)
+    at = series[np.abs(series["time_s"].to_numpy() * 1e9 - t_ns) < 1e3]  # within 1 µs: float seconds
+    if len(at) != flows:
+        raise MeasureError(f"the time series has no sample at {t_ns / 1e9:g} s for every flow; "
+                           "set run.sample_interval to a divisor of the metric windows")
+    return at.sort_values("flow")["delivered"].to_numpy(dtype=float)
+
+
+def flow_rates(of: str, window: tuple[int, int] | None, config: dict, summary: pd.DataFrame,
+               series: Callable[[], pd.DataFrame]) -> np.ndarray:
+    """Per-flow rate in bit/s (delivered, or goodput for `goodput_bps`), in flow order."""
+    summary = summary.sort_values("flow")
+    column = "goodput_bps" if of == "goodput_bps" else "delivered_bps"
+    if window is None or window == (config["run"]["measure_from_ns"], config["run"]["duration_ns"]):
+        return summary[column].to_numpy(dtype=float)
+    start, end = window
+    if end > config["run"]["duration_ns"]:
+        raise MeasureError(f"the window ends at {end / 1e9:g} s, after the run ({config['run']['duration_ns'] / 1e9:g} s)")
+    data = series()
+    flows = len(summary)
+    packets = _delivered_at(data, flows, end) - _delivered_at(data, flows, start)
+    size = config["packet_size"] - (config["header_size"] if of == "goodput_bps" else 0)
+    return packets * size * 8 / ((end - start) / 1e9)
+
+
+def jain_index(rates: np.ndarray) -> float:
+    """(sum x)^2 / (n sum x^2); 1 when every flow gets the same, 1/n when one gets everything."""
+    total_sq = float(np.sum(rates * rates))
+    if total_sq == 0.0:
+        return float("nan")
+    return float(np.sum(rates)) ** 2 / (len(rates) * total_sq)
+
+
+def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: dict, summary: pd.DataFrame,
+            series: Callable[[], pd.DataFrame]) -> float:
+    """One metric value of one run, in base units (bit/s, a ratio or an index)."""
+    rates = flow_rates(of, window, config, summary, series)
+    if of == "jain":
+        return jain_index(rates)
+    if of == "utilisation":
+        return float(np.sum(rates)) / config["bottleneck"]["rate_bps"]
+    if flows == "sum":
+        return float(np.sum(rates))
+    if flows == "mean":
+        return float(np.mean(rates))
+    if not 0 <= flows < len(rates):
+        raise MeasureError(f"flow {flows} does not exist; the run has flows 0 to {len(rates) - 1}")
+    return float(rates[flows])

@@ -1,0 +1,241 @@
+"""What `cclab reproduce` shows and writes: terminal tables, and one Markdown page per study.
+
+The folder of a study (results/<study>/) holds report.md (every experiment: its tables with cclab, the
+paper and ns-2.35 side by side, the paper's findings checked, its figures), values.csv (one line per run
+and metric) and the PNG figures.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+from typing import Any, Optional
+
+from rich.console import Group
+from rich.table import Table
+
+from .experiment import MetricSpec, RowSpec
+from .plotting import bars_figure, lines_figure, window_figure
+from .reproduce import ExperimentOutcome, Reproduction, Stats
+
+QUICK_NOTE = ("quick mode: shorter runs, fewer points and seeds; the numbers are not comparable to the "
+              "paper's and only the findings marked for quick mode are checked")
+CLAIM_MARK = {"holds": "holds", "fails": "FAILS", "not checked": "not checked"}
+
+
+def row_algorithm(row: RowSpec) -> str:
+    """The algorithm that gives a row its colour: the row's (first) algorithm."""
+    cc: Any = row.cc[0] if isinstance(row.cc, list) else row.cc
+    return cc if isinstance(cc, str) else str(cc.get("name", ""))
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _number(value: Optional[float], metric: MetricSpec) -> str:
+    if value is None:
+        return "-"
+    if metric.of in ("utilisation", "jain"):
+        return f"{value:.3f}"
+    return f"{value:,.1f}"
+
+
+def _diff(value: Optional[float], reference: Optional[float]) -> str:
+    if value is None or not reference:
+        return ""
+    return f"{(value - reference) / reference * 100:+.1f}%"
+
+
+def _mean_text(stats: Optional[Stats], metric: MetricSpec) -> str:
+    if stats is None:
+        return "-"
+    text = _number(stats.mean, metric)
+    if stats.n > 1:
+        text += f" ± {_number(stats.std, metric)}"
+    return text
+
+
+def cell_text(outcome: ExperimentOutcome, metric: MetricSpec, r: int, c: int, markdown: bool) -> str:
+    """cclab's value (mean ± sd over seeds, with their range), the paper's and ns-2.35's with differences."""
+    stats = outcome.stats(metric.name, r, c)
+    parts = [_mean_text(stats, metric)]
+    if stats is not None and stats.n > 1:
+        parts.append(f"[{_number(stats.low, metric)}, {_number(stats.high, metric)}] n={stats.n}")
+    mean = stats.mean if stats else None
+    for kind, label in (("paper", "paper"), ("ns2", "ns-2")):
+        reference = outcome.reference(kind, metric.name, r, c)
+        if reference is not None:
+            parts.append(f"{label} {_number(reference, metric)} {_diff(mean, reference)}".rstrip())
+    verdict = outcome.verdict(metric.name, r, c)
+    if verdict:
+        parts.append(f"**{verdict}**" if markdown else {"ok": "[green]ok[/]", "off": "[red]OFF[/]",
+                                                          "failed": "[red]failed[/]"}[verdict])
+    return ("<br>" if markdown else "\n").join(parts)
+
+
+def _columns(outcome: ExperimentOutcome) -> list[int]:
+    return outcome.plan.cells
+
+
+def terminal_view(outcome: ExperimentOutcome) -> Group:
+    spec = outcome.experiment.spec
+    parts = []
+    for metric in outcome.experiment.metrics:
+        table = Table(title=f"{spec.title}: {metric.title}" + (" (quick)" if outcome.plan.quick else ""),
+                      title_justify="left")
+        table.add_column("row")
+        for c in _columns(outcome):
+            table.add_column(spec.cells[c].name, justify="right")
+        for r in outcome.plan.rows:
+            table.add_row(spec.rows[r].name, *[cell_text(outcome, metric, r, c, markdown=False)
+                                               for c in _columns(outcome)])
+        parts.append(table)
+    if outcome.claims:
+        claims = Table(title="the paper's findings", title_justify="left", show_lines=False)
+        claims.add_column("finding")
+        claims.add_column("cclab")
+        for claim in outcome.claims:
+            colour = {"holds": "green", "fails": "red"}.get(claim.status, "yellow")
+            claims.add_row(claim.text, f"[{colour}]{CLAIM_MARK[claim.status]}[/]")
+        parts.append(claims)
+    for row, cell, replication, why in outcome.errors[:5]:
+        parts.append(f"[red]run {spec.rows[row].name} / {spec.cells[cell].name} / seed #{replication} failed:[/] {why}")
+    return Group(*parts)
+
+
+# --- the Markdown page -------------------------------------------------------------------------------
+
+def _experiment_markdown(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
+    spec = outcome.experiment.spec
+    lines = [f"## {spec.title}", ""]
+    if spec.description:
+        lines += [spec.description.strip(), ""]
+    runs = len(outcome.plan.runs)
+    lines += [f"`{outcome.experiment.path.name}`: {len(outcome.plan.rows)} rows x {len(outcome.plan.cells)} cells x "
+              f"{outcome.plan.replications} seed(s) = {runs} runs" +
+              (f", durations x {outcome.plan.time_scale:g}" if outcome.plan.time_scale != 1 else "") + ".", ""]
+    for metric in outcome.experiment.metrics:
+        lines += [f"**{metric.title}**", ""]
+        lines.append("| row | " + " | ".join(spec.cells[c].name for c in _columns(outcome)) + " |")
+        lines.append("|---|" + "---:|" * len(_columns(outcome)))
+        for r in outcome.plan.rows:
+            lines.append(f"| {spec.rows[r].name} | " + " | ".join(
+                cell_text(outcome, metric, r, c, markdown=True) for c in _columns(outcome)) + " |")
+        lines.append("")
+    if outcome.claims:
+        lines += ["**The paper's findings**", "", "| finding | cclab | detail |", "|---|---|---|"]
+        for claim in outcome.claims:
+            lines.append(f"| {claim.text} | **{CLAIM_MARK[claim.status]}** | {claim.detail} |")
+        lines.append("")
+    for row, cell, replication, why in outcome.errors:
+        lines.append(f"- run {spec.rows[row].name} / {spec.cells[cell].name} / seed #{replication} failed: `{why}`")
+    lines += [""] + _figures(outcome, out_dir)
+    return lines
+
+
+def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
+    experiment, spec = outcome.experiment, outcome.experiment.spec
+    lines = []
+    for index, figure in enumerate(spec.figures):
+        rows = [r for r in outcome.plan.rows if not figure.rows or spec.rows[r].name in figure.rows]
+        base = figure.file or f"{spec.id}-{figure.kind}-{index}"
+        title = figure.title or spec.title
+        if figure.kind == "window":
+            for r in rows:
+                panels = []
+                for c in outcome.plan.cells:
+                    found = outcome.series(r, c)
+                    if found is not None:
+                        panels.append((spec.cells[c].name, _window_panel(*found)))
+                if panels:
+                    name = f"{base}-{_slug(spec.rows[r].name)}.png"
+                    window_figure(out_dir / name, f"{spec.rows[r].name}: congestion window and queue",
+                                  row_algorithm(spec.rows[r]), panels)
+                    lines += [f"![{spec.rows[r].name}]({name})", ""]
+        elif figure.kind == "lines":
+            metric = experiment.metric(figure.metric)
+            series = []
+            for r in rows:
+                points = [(spec.cells[c].x, outcome.stats(metric.name, r, c)) for c in outcome.plan.cells]
+                points = [(x, s) for x, s in points if s is not None]
+                if points:
+                    series.append((spec.rows[r].name, row_algorithm(spec.rows[r]), [x for x, _ in points],
+                                   [s.mean for _, s in points], [s.std for _, s in points]))
+            xlabel = spec.axis.label if spec.axis else "x"
+            name = f"{base}.png"
+            lines_figure(out_dir / name, title, xlabel, metric.title, series)
+            lines += [f"![{title}]({name})", ""]
+        elif figure.kind == "bars":
+            metrics = [experiment.metric(m) for m in figure.metrics]
+            panels = []
+            for c in outcome.plan.cells:
+                groups = []
+                for r in rows:
+                    stats = [outcome.stats(m.name, r, c) for m in metrics]
+                    groups.append((spec.rows[r].name, row_algorithm(spec.rows[r]),
+                                   [s.mean if s is not None else 0.0 for s in stats]))
+                panels.append((spec.cells[c].name, groups))
+            name = f"{base}.png"
+            bars_figure(out_dir / name, title, metrics[0].title.split(" (")[-1].rstrip(")") if metrics[0].unit else "",
+                        [m.label or m.name for m in metrics], panels)
+            lines += [f"![{title}]({name})", ""]
+    return lines
+
+
+def _window_panel(config: dict, flows, queue) -> dict:
+    flow0 = flows[flows["flow"] == 0]
+    bottleneck = config["bottleneck"]
+    panel = {
+        "time_s": flow0["time_s"].to_numpy(), "cwnd": flow0["cwnd"].to_numpy(),
+        "queue_time_s": queue["time_s"].to_numpy(), "queue_packets": queue["queue_packets"].to_numpy(),
+        "bdp_packets": bottleneck["rate_bps"] * 2 * bottleneck["delay_ns"] / 1e9 / 8 / config["packet_size"],
+        "buffer_packets": bottleneck["queue"]["limit_packets"],
+    }
+    if "cc_dwnd" in flow0:  # Compound TCP: the delay-based part of the window
+        panel["dwnd"] = flow0["cc_dwnd"].to_numpy()
+    return panel
+
+
+def _values_csv(reproduction: Reproduction, path: Path) -> None:
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["experiment", "row", "cell", "metric", "unit", "mean", "std", "min", "max", "seeds", "paper",
+                    "ns2", "verdict"])
+        for outcome in reproduction.outcomes:
+            spec = outcome.experiment.spec
+            for metric in outcome.experiment.metrics:
+                for r in outcome.plan.rows:
+                    for c in outcome.plan.cells:
+                        s = outcome.stats(metric.name, r, c)
+                        w.writerow([spec.id, spec.rows[r].name, spec.cells[c].name, metric.name,
+                                    "" if metric.of in ("utilisation", "jain") else metric.unit,
+                                    *(("", "", "", "", 0) if s is None else (s.mean, s.std, s.low, s.high, s.n)),
+                                    outcome.reference("paper", metric.name, r, c) or "",
+                                    outcome.reference("ns2", metric.name, r, c) or "",
+                                    outcome.verdict(metric.name, r, c)])
+
+
+def write_study_report(reproduction: Reproduction, out_dir: Path) -> Path:
+    """results/<study>/report.md with every experiment, values.csv and the figures; returns the page."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    claims = reproduction.claims
+    counts = {status: sum(1 for c in claims if c.status == status) for status in CLAIM_MARK}
+    sweep = reproduction.sweep_report
+    lines = [f"# cclab reproduction of {reproduction.study}" + (" (quick)" if reproduction.quick else ""), ""]
+    if reproduction.quick:
+        lines += [f"*{QUICK_NOTE}.*", ""]
+    lines += [f"{sweep.planned} runs: {sweep.already_stored} found in the store, {sweep.done} computed, "
+              f"{sweep.failed} failed; wall time {reproduction.wall_s:.1f} s.",
+              f"Findings: {counts['holds']} hold, {counts['fails']} fail, {counts['not checked']} not checked. "
+              "Numbers are delivered packets x 1500 B per second unless said otherwise; `± sd` and the "
+              "range are over seeds.", ""]
+    lines += ["Experiments:", ""] + [f"- [{o.experiment.spec.title}](#{_slug(o.experiment.spec.title)})"
+                                      for o in reproduction.outcomes] + [""]
+    for outcome in reproduction.outcomes:
+        lines += _experiment_markdown(outcome, out_dir)
+    page = out_dir / "report.md"
+    page.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _values_csv(reproduction, out_dir / "values.csv")
+    return page
