@@ -93,7 +93,7 @@ def bars_figure(path: Path, title: str, ylabel: str, metric_labels: list[str],
     """Grouped bars, a panel per cell: per row (label, algorithm) one bar per metric, filled in the algorithm's
     colour, darkest for the first metric (Figure 13's black / gray / white bars for three windows)."""
     n = len(panels)
-    fig, axes = plt.subplots(1, n, figsize=(4.2 * n + 1.0, 4.0), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(1, n, figsize=(max(6.4, 4.2 * n), 4.4), squeeze=False, sharey=True)
     for ax, (name, groups) in zip(axes.flat, panels):
         width = 0.8 / max(1, len(metric_labels))
         for g, (label, algorithm, values) in enumerate(groups):
@@ -107,9 +107,9 @@ def bars_figure(path: Path, title: str, ylabel: str, metric_labels: list[str],
     axes.flat[0].set_ylabel(ylabel)
     handles = [plt.Rectangle((0, 0), 1, 1, color="0.3", alpha=WINDOW_ALPHA[m % len(WINDOW_ALPHA)], ec="black")
                for m in range(len(metric_labels))]
-    fig.legend(handles, metric_labels, loc="upper right", fontsize=8, frameon=False)
+    fig.legend(handles, metric_labels, loc="lower center", ncol=len(metric_labels), fontsize=8, frameon=False)
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0, 0.88, 1))
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)

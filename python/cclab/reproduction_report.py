@@ -175,7 +175,7 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
                 for r in rows:
                     stats = [outcome.stats(m.name, r, c) for m in metrics]
                     groups.append((spec.rows[r].name, row_algorithm(spec.rows[r]),
-                                   [s.mean if s is not None else 0.0 for s in stats]))
+                                   [s.mean if s is not None else float("nan") for s in stats]))
                 panels.append((spec.cells[c].name, groups))
             name = f"{base}.png"
             bars_figure(out_dir / name, title, metrics[0].title.split(" (")[-1].rstrip(")") if metrics[0].unit else "",
