@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# The main job: seed 000's Table I (NewReno and CUBIC rows, full 2000 s runs) beside the paper's numbers,
-# with the congestion-window figures. Reports go to results/seed000-table1/.
+# The main job: every experiment of seed 000 (Tables I and II, Figures 2-13) in quick mode, beside the
+# paper and ns-2.35, with the paper's findings checked; about 2 minutes on 2 cores. The report page is
+# results/seed000-quick/report.md. For the full study (2000 s runs, ~1 hour on 2 cores):
+#   scripts/main.sh --full          (or: .venv/bin/cclab reproduce seed000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-exec .venv/bin/cclab reproduce seed000 --only table1 "$@"
+if [[ "${1:-}" == "--full" ]]; then
+    shift
+    exec .venv/bin/cclab reproduce seed000 "$@"
+fi
+exec .venv/bin/cclab reproduce seed000 --quick "$@"

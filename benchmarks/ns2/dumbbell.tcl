@@ -3,7 +3,8 @@
 #
 # Usage:  ns dumbbell.tcl [key=value ...]
 #
-#   cc=reno            Linux CC module for Agent/TCP/Linux select_ca (reno, cubic, bic, ...)
+#   cc=reno            Linux CC module for Agent/TCP/Linux select_ca (reno, cubic, bic, ...); a
+#                      comma-separated list gives flow i the i-th module (seed 000, Table II: cc=scalable,reno)
 #   rate_mbps=200      bottleneck rate, Mbit/s
 #   delay_ms=50        bottleneck one-way delay, ms
 #   buffer=167         bottleneck DropTail queue-limit, packets (ns-2 semantics: see below)
@@ -54,6 +55,12 @@ foreach arg $argv {
 set N $P(flows)
 if {$N < 1} { usage "flows must be >= 1" }
 if {$P(measure_from) >= $P(duration)} { usage "measure_from must be < duration" }
+set ccs [split $P(cc) ,]
+if {[llength $ccs] == 1} {
+    for {set i 1} {$i < $N} {incr i} { lappend ccs $P(cc) }
+} elseif {[llength $ccs] != $N} {
+    usage "cc lists [llength $ccs] modules for $N flows"
+}
 
 # Only the packet headers this scenario uses: ns-2 allocates every header type in every packet
 # otherwise (several kB each), which costs memory bandwidth for nothing.
@@ -98,7 +105,7 @@ for {set i 0} {$i < $N} {incr i} {
     $ns attach-agent $src($i) $tcp($i)
     $ns attach-agent $dst($i) $sink($i)
     $ns connect $tcp($i) $sink($i)
-    $ns at 0 "$tcp($i) select_ca $P(cc)"
+    $ns at 0 "$tcp($i) select_ca [lindex $ccs $i]"
     set ftp($i) [$tcp($i) attach-app FTP]
     $ns at 0 "$ftp($i) start"
 
@@ -129,7 +136,7 @@ proc mark {} {
 }
 
 proc finish {} {
-    global N P tcp total_bytes counters M wire_bytes
+    global N P tcp total_bytes counters M wire_bytes ccs
     sample
     set T [expr {double($P(duration) - $P(measure_from))}]
     for {set i 0} {$i < $N} {incr i} {
@@ -142,7 +149,7 @@ proc finish {} {
         puts [format "flow=%d cc=%s goodput_bps=%.1f delivered_bps=%.1f delivered_packets=%d\
 packets_sent=%d packets_sent_total=%d retransmissions=%d timeouts=%d loss_events=%d cwnd_cuts=%d\
 final_cwnd=%d access_ms=%g" \
-                  $i $P(cc) $goodput $delivered $pkts \
+                  $i [lindex $ccs $i] $goodput $delivered $pkts \
                   $D(ndatapack_) [$tcp($i) set ndatapack_] $D(nrexmitpack_) $D(nrexmit_) \
                   [expr {$D(ncwndcuts_) - $D(nrexmit_)}] $D(ncwndcuts_) \
                   [expr {int([$tcp($i) set cwnd_])}] \
