@@ -326,6 +326,19 @@ impl CongestionControl for Westwood {
         self.win.timeout(ssthresh);
     }
 
+    /// Linux 2.6.16-2.6.22 `tcp_westwood_bw_rttmin`: max(BWE * RTTmin / MSS, 2) (ns-2.35
+    /// `tcp/linux/src/tcp_westwood.c`, lines 218 and 284). The paper variant has no such floor: ssthresh.
+    fn min_cwnd(&self) -> u32 {
+        match self.cfg.loss_response {
+            LossResponse::MinCwnd => self.bw_rttmin(),
+            LossResponse::Ssthresh => self.win.ssthresh,
+        }
+    }
+
+    fn set_cwnd(&mut self, cwnd: u32) {
+        self.win.set_cwnd(cwnd);
+    }
+
     fn cwnd(&self) -> u32 {
         self.win.cwnd
     }
@@ -448,6 +461,8 @@ mod tests {
         one_then_two_packets_per_ms(&mut c);
         c.on_congestion_event(&loss());
         assert_eq!((c.cwnd(), c.ssthresh()), (100, 75));
+        // The 2.6 min_cwnd hook is the same estimate (what the linux-2.6 recovery mode sets cwnd to).
+        assert_eq!(c.min_cwnd(), 100);
         c.on_recovery_exit(SimTime(0));
         assert_eq!(c.cwnd(), 100);
         // Timeout at cwnd 100: ssthresh = 50 (Reno: 2.6.22 ignores CA_EVENT_LOSS), cwnd 1; repeated: kept.
@@ -464,6 +479,8 @@ mod tests {
         one_then_two_packets_per_ms(&mut c);
         c.on_congestion_event(&loss());
         assert_eq!((c.cwnd(), c.ssthresh()), (109, 109));
+        // No min_cwnd hook in the paper: the default, ssthresh.
+        assert_eq!(c.min_cwnd(), 109);
         c.on_recovery_exit(SimTime(0));
         assert_eq!(c.cwnd(), 109);
         // A window already below the estimate is not raised: cwnd 50 -> 50, ssthresh 109.

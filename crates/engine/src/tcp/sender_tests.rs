@@ -201,6 +201,9 @@ impl crate::cc::CongestionControl for Recorder {
     fn on_congestion_event(&mut self, _e: &crate::cc::CongestionEvent) {}
     fn on_recovery_exit(&mut self, _now: SimTime) {}
     fn on_timeout(&mut self, _now: SimTime, _first: bool) {}
+    fn set_cwnd(&mut self, cwnd: u32) {
+        self.cwnd = cwnd;
+    }
     fn cwnd(&self) -> u32 {
         self.cwnd
     }
