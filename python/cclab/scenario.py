@@ -161,7 +161,9 @@ class FlowSpec(_Table):
     dst_access_delay: AccessDelayField | None = None     # right router <-> receiver, one way
     start: Duration = 0
     stop: Duration | None = None                         # None: sends until the end of the run
-    recovery: Literal["sack", "newreno"] = "sack"        # RFC 6675 or RFC 6582 loss recovery
+    # Loss recovery: RFC 6675 SACK, RFC 6582 NewReno, or "linux-2.6": ns-2.35 TCP-Linux / Linux 2.6
+    # rate-halving (cwnd = the algorithm's min_cwnd at entry, ~1 packet per 2 ACKs, ssthresh at exit).
+    recovery: Literal["sack", "newreno", "linux-2.6"] = "sack"
     delayed_ack: bool = False
     initial_cwnd: Annotated[int, Field(ge=1)] = 2        # packets
     rto_min: Duration = 200 * MS
