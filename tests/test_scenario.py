@@ -167,7 +167,8 @@ def test_queue_that_rounds_to_zero_packets(example_dict):
     (lambda d: d["network"].update(header_size=1500), "scenario error: network.header_size: 1500 leaves no payload"),
     (lambda d: d["network"]["bottleneck"].update(loss_rate=1.0), "scenario error: network.bottleneck.loss_rate: 1.0 is too large"),
     (lambda d: d["network"]["bottleneck"]["queue"].update(discipline="red"), "scenario error: network.bottleneck.queue.discipline: 'red' is not accepted; use one of 'droptail'"),
-    (lambda d: d["flows"][0].update(recovery="tahoe"), "scenario error: flows.0.recovery: 'tahoe' is not accepted"),
+    (lambda d: d["flows"][0].update(recovery="tahoe"),
+     "scenario error: flows.0.recovery: 'tahoe' is not accepted; use one of 'sack', 'newreno' or 'linux-2.6'"),
     (lambda d: d["flows"][0].update(delayed_ack="yes"), "scenario error: flows.0.delayed_ack: 'yes' is not a boolean; use true or false"),
     (lambda d: d["flows"][0].update(count=0), "scenario error: flows.0.count: 0 is too small; use a number of at least 1"),
     (lambda d: d["flows"][0].update(src_access_delay="1ms"), "scenario error: flows.0.access_delay: access_delay is given together"),
@@ -182,6 +183,11 @@ def test_queue_that_rounds_to_zero_packets(example_dict):
 def test_other_errors(example_dict, edit, start):
     edit(example_dict)
     assert one_problem(example_dict).startswith(start)
+
+
+def test_linux_2_6_recovery_reaches_the_engine_config(example_dict):
+    example_dict["flows"][0]["recovery"] = "linux-2.6"
+    assert load_scenario(example_dict).to_engine_config()["flows"][0]["recovery"] == "linux-2.6"
 
 
 def test_several_problems_give_one_line_each(example_dict):

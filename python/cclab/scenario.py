@@ -162,7 +162,9 @@ class FlowSpec(_Table):
     start: Duration = 0
     start_jitter: Duration = 0                           # start at start + uniform [0, jitter], from run.seed
     stop: Duration | None = None                         # None: sends until the end of the run
-    recovery: Literal["sack", "newreno"] = "sack"        # RFC 6675 or RFC 6582 loss recovery
+    # Loss recovery: RFC 6675 SACK, RFC 6582 NewReno, or "linux-2.6": ns-2.35 TCP-Linux / Linux 2.6
+    # rate-halving (cwnd = the algorithm's min_cwnd at entry, ~1 packet per 2 ACKs, ssthresh at exit).
+    recovery: Literal["sack", "newreno", "linux-2.6"] = "sack"
     delayed_ack: bool = False
     initial_cwnd: Annotated[int, Field(ge=1)] = 2        # packets
     rto_min: Duration = 200 * MS

@@ -41,6 +41,9 @@ fn cases() -> Vec<(&'static str, Value)> {
         ("newreno-vs-cubic-lossy", scenario(vec![json!("newreno"), json!("cubic")], 20, 30, 50, 1e-4, json!({}))),
         ("newreno-recovery-delack", scenario(vec![json!("newreno"), json!("newreno")], 10, 25, 20, 0.0,
             json!({"recovery": "newreno", "delayed_ack": true}))),
+        ("reno-westwood-linux-2.6-recovery",
+            scenario(vec![json!({"name": "newreno", "variant": "linux-2.6.22"}), json!("westwood")], 20, 20, 20, 0.0,
+            json!({"recovery": "linux-2.6"}))),
     ]
 }
 

@@ -138,6 +138,10 @@ impl CongestionControl for Aimd {
         self.credit = 0;
     }
 
+    fn set_cwnd(&mut self, cwnd: u32) {
+        self.win.set_cwnd(cwnd);
+    }
+
     fn cwnd(&self) -> u32 {
         self.win.cwnd
     }

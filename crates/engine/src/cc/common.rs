@@ -162,6 +162,12 @@ impl Window {
         self.cwnd = self.ssthresh.max(1);
         self.cwnd_cnt = 0;
     }
+
+    /// The sender's `linux-2.6` recovery rules set the window (`CongestionControl::set_cwnd`); the growth
+    /// counter is left alone, as ns-2.35 TCP-Linux leaves `snd_cwnd_cnt` at recovery exit.
+    pub fn set_cwnd(&mut self, cwnd: u32) {
+        self.cwnd = cwnd.max(1);
+    }
 }
 
 /// Linux 2.6.2x BIC and CUBIC estimate of packets per ACK (`delayed_ack`, kept << 4): an EWMA with gain

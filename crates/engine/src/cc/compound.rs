@@ -197,6 +197,10 @@ pub struct Compound {
     last_snd_nxt: u64,
     /// Last backlog estimate, packets (for traces).
     last_diff: Option<f64>,
+    /// A window written by the sender's `linux-2.6` recovery rules (the core's `snd_cwnd`), in force until
+    /// the next cwnd-limited ACK: the port re-splits its parts against `snd_cwnd` at the start of
+    /// `cong_avoid` and writes their sum back only at its end.
+    core_cwnd: Option<u32>,
 }
 
 impl Compound {
@@ -214,12 +218,18 @@ impl Compound {
             awaiting_open: false,
             last_snd_nxt: 0,
             last_diff: None,
+            core_cwnd: None,
         }
     }
 
     /// win = cwnd + dwnd in whole packets.
     fn win(&self) -> u32 {
         (u64::from(self.reno.cwnd) + self.dwnd as u64).min(u64::from(u32::MAX)) as u32
+    }
+
+    /// The window the sender uses: win, or the one its recovery rules wrote.
+    fn total(&self) -> u32 {
+        self.core_cwnd.unwrap_or_else(|| self.win())
     }
 
     fn in_slow_start(&self) -> bool {
@@ -318,7 +328,7 @@ impl Compound {
 
     /// ssthresh after a loss: win (1 - beta), at least 2.
     fn reduced_total(&self) -> u32 {
-        ((f64::from(self.win()) * (1.0 - self.cfg.beta)) as u32).max(2)
+        ((f64::from(self.total()) * (1.0 - self.cfg.beta)) as u32).max(2)
     }
 
     /// The port's re-split when the core has set the total window to `total` (start of its cong_avoid).
@@ -357,10 +367,17 @@ impl CongestionControl for Compound {
     }
 
     fn on_ack(&mut self, s: &AckSample) {
-        // The port returns before its round logic when not cwnd-limited; the paper variant does the same.
-        if s.acked == 0 || !s.cwnd_limited {
+        if s.acked == 0 {
             return;
         }
+        if let Some(total) = self.core_cwnd {
+            self.resplit(total);
+        }
+        // The port returns before its round logic when not cwnd-limited; the paper variant does the same.
+        if !s.cwnd_limited {
+            return;
+        }
+        self.core_cwnd = None;
         self.grow_reno_part(s.acked);
         if s.snd_una > self.beg_snd_nxt {
             self.end_of_round(s);
@@ -373,12 +390,13 @@ impl CongestionControl for Compound {
         self.reno.cwnd_cnt = 0;
         match self.cfg.loss_split {
             LossSplit::Paper => {
-                let win = f64::from(self.win());
+                let win = f64::from(self.total());
                 self.reno.cwnd = (self.reno.cwnd / 2).max(2);
                 self.dwnd = (win * (1.0 - self.cfg.beta) - f64::from(self.reno.cwnd)).max(0.0);
             }
             LossSplit::LinuxPort => self.resplit(total),
         }
+        self.core_cwnd = None;
         self.awaiting_open = true;
     }
 
@@ -394,11 +412,23 @@ impl CongestionControl for Compound {
         self.reno.cwnd = 1;
         self.reno.cwnd_cnt = 0;
         self.dwnd = 0.0;
+        self.core_cwnd = None;
         self.awaiting_open = true;
     }
 
+    /// Linux 2.6.22 `tcp_reno_min_cwnd` on the total: ssthresh / 2, read only by the `linux-2.6` recovery
+    /// mode (ns-2.35 `tcp/linux/src/tcp_compound.c`, line 447: `.min_cwnd = tcp_reno_min_cwnd`).
+    fn min_cwnd(&self) -> u32 {
+        self.reno.ssthresh / 2
+    }
+
+    /// Both variants follow the port: the parts are re-split against this window at the next ACK.
+    fn set_cwnd(&mut self, cwnd: u32) {
+        self.core_cwnd = Some(cwnd.max(1));
+    }
+
     fn cwnd(&self) -> u32 {
-        self.win().max(1)
+        self.total().max(1)
     }
     fn ssthresh(&self) -> u32 {
         self.reno.ssthresh
@@ -514,6 +544,31 @@ mod tests {
         let mut c = ctcp("paper", 100, 0.0, 50);
         loss(&mut c);
         assert_eq!((c.reno.cwnd, c.dwnd, c.cwnd()), (50, 0.0, 50));
+    }
+
+    #[test]
+    fn port_resplits_against_a_window_set_by_the_linux_2_6_recovery_mode() {
+        // 20 + 20 = 40; loss: ssthresh 20, parts re-split to (0, 20). The sender sets cwnd = min_cwnd =
+        // 20 / 2 = 10 for recovery, and 13 at exit; the parts are left alone until the next ACK.
+        let mut c = ctcp("linux-2.6.22", 20, 20.0, 10);
+        loss(&mut c);
+        assert_eq!((c.reno.cwnd, c.dwnd, c.min_cwnd()), (0, 20.0, 10));
+        c.set_cwnd(10);
+        assert_eq!(c.cwnd(), 10);
+        c.set_cwnd(13);
+        // An ACK that is not cwnd-limited: the port re-splits against 13 (dwnd 20 > 13: (13, 0)) and
+        // returns before writing the sum back, so the window stays 13.
+        c.on_ack(&AckSample { cwnd_limited: false, ..ack(50, None) });
+        assert_eq!((c.reno.cwnd, c.dwnd, c.cwnd()), (13, 0.0, 13));
+        // A cwnd-limited ACK: Reno part 13 <= ssthresh 20, slow start: 14; the window is the sum again.
+        c.on_ack(&ack(51, None));
+        assert_eq!(c.cwnd(), 14);
+        // A raise the parts cannot take is lost at the next ACK, as in the port (which only shrinks its
+        // parts and then writes snd_cwnd = cwnd + dwnd): window 20 set, next ACK 14 + 1 = 15.
+        c.set_cwnd(20);
+        assert_eq!(c.cwnd(), 20);
+        c.on_ack(&ack(52, None));
+        assert_eq!(c.cwnd(), 15);
     }
 
     #[test]

@@ -409,6 +409,10 @@ impl CongestionControl for Fast {
         self.last_update = now;
     }
 
+    fn set_cwnd(&mut self, cwnd: u32) {
+        self.window = f64::from(cwnd.max(1));
+    }
+
     fn cwnd(&self) -> u32 {
         (self.window as u32).max(1)
     }

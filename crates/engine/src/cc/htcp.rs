@@ -441,6 +441,10 @@ impl CongestionControl for Htcp {
         self.win.timeout(ssthresh);
     }
 
+    fn set_cwnd(&mut self, cwnd: u32) {
+        self.win.set_cwnd(cwnd);
+    }
+
     fn cwnd(&self) -> u32 {
         self.win.cwnd
     }

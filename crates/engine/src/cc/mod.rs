@@ -125,6 +125,20 @@ pub trait CongestionControl: Send {
     /// Fast recovery is over (the recovery point is acknowledged).
     fn on_recovery_exit(&mut self, now: SimTime);
 
+    /// Linux 2.6 `min_cwnd()`: the floor of the recovery reduction, read right after
+    /// `on_congestion_event` (so from the new ssthresh). The `linux-2.6` recovery mode sets cwnd to it at
+    /// once, as ns-2.35 TCP-Linux does (`tcp-linux.cc`, `tcp_fastretrans_alert`). Default: ssthresh, what
+    /// that code uses for a module without the hook (BIC, CUBIC, H-TCP in 2.6.22).
+    fn min_cwnd(&self) -> u32 {
+        self.ssthresh()
+    }
+
+    /// The sender's recovery rules write the window, as Linux 2.6's core code (and ns-2.35 TCP-Linux)
+    /// writes `snd_cwnd`: only the `linux-2.6` recovery mode calls this, with min_cwnd() at recovery entry
+    /// and the capped window at exit. The algorithm keeps its own bookkeeping consistent (Compound re-splits
+    /// its two parts as its module does).
+    fn set_cwnd(&mut self, cwnd: u32);
+
     /// Retransmission timeout. `first_in_episode` is false for repeated backoffs of the same loss, on which
     /// Linux leaves ssthresh alone.
     fn on_timeout(&mut self, now: SimTime, first_in_episode: bool);

@@ -82,6 +82,17 @@ impl CongestionControl for NewReno {
         self.win.timeout(ssthresh);
     }
 
+    /// Linux 2.6.22 `tcp_reno_min_cwnd`: ssthresh / 2, for every variant (the hook exists only in 2.6-era
+    /// kernels and only the `linux-2.6` recovery mode reads it). ns-2.35 `tcp/linux/src/tcp_cong.c`: the
+    /// function at line 375, `tcp_reno`'s `.min_cwnd` at line 388.
+    fn min_cwnd(&self) -> u32 {
+        self.win.ssthresh / 2
+    }
+
+    fn set_cwnd(&mut self, cwnd: u32) {
+        self.win.set_cwnd(cwnd);
+    }
+
     fn cwnd(&self) -> u32 {
         self.win.cwnd
     }

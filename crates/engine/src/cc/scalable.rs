@@ -158,6 +158,17 @@ impl CongestionControl for Scalable {
         self.win.timeout(ssthresh);
     }
 
+    /// Linux 2.6.22 `tcp_reno_min_cwnd`: ssthresh / 2, read only by the `linux-2.6` recovery mode
+    /// (ns-2.35 `tcp/linux/src/tcp_scalable.c`: `.min_cwnd = tcp_reno_min_cwnd`, defined in `tcp_cong.c`;
+    /// Linux 2.6.24's `tcp_scalable.c` has the same line). So recovery starts at 0.875 / 2 of the old cwnd.
+    fn min_cwnd(&self) -> u32 {
+        self.win.ssthresh / 2
+    }
+
+    fn set_cwnd(&mut self, cwnd: u32) {
+        self.win.set_cwnd(cwnd);
+    }
+
     fn cwnd(&self) -> u32 {
         self.win.cwnd
     }
@@ -200,6 +211,8 @@ mod tests {
         // Loss at 204: 204 - floor(0.125 x 204 = 25.5) = 179.
         s.on_congestion_event(&loss());
         assert_eq!((s.cwnd(), s.ssthresh()), (179, 179));
+        // 2.6 min_cwnd (tcp_reno_min_cwnd): 179 / 2 = 89, the linux-2.6 recovery mode's entry window.
+        assert_eq!(s.min_cwnd(), 89);
     }
 
     #[test]

@@ -263,6 +263,16 @@ impl CongestionControl for Vegas {
         self.win.timeout(ssthresh);
     }
 
+    /// Linux 2.6.22 `tcp_reno_min_cwnd`: ssthresh / 2, read only by the `linux-2.6` recovery mode
+    /// (ns-2.35 `tcp/linux/src/tcp_vegas.c`: `.min_cwnd = tcp_reno_min_cwnd`, defined in `tcp_cong.c`).
+    fn min_cwnd(&self) -> u32 {
+        self.win.ssthresh / 2
+    }
+
+    fn set_cwnd(&mut self, cwnd: u32) {
+        self.win.set_cwnd(cwnd);
+    }
+
     fn cwnd(&self) -> u32 {
         self.win.cwnd
     }

@@ -15,11 +15,15 @@
 //!
 //! Variants:
 //! - `linux` (default; alias `linux-2.6.22`): Linux 2.6.22.6 under ns-2.35 TCP-Linux. RTTmin is the
-//!   smallest smoothed RTT (`srtt`); the window estimator is the module's `min_cwnd`, so fast retransmit
-//!   sets ssthresh = max(cwnd / 2, 2) (the Reno hook) and cwnd = max(BWE * RTTmin / MSS, 2) for recovery;
-//!   recovery ends with cwnd = max(cwnd, ssthresh) (ns-2's exit, which raises no COMPLETE_CWR); a timeout
-//!   sets ssthresh = max(cwnd / 2, 2) and cwnd = 1 (2.6.22 listens to CA_EVENT_FRTO, which ns-2 never
-//!   raises, not to CA_EVENT_LOSS). Reno growth per ACK (2.6.22 `tcp_reno_cong_avoid`).
+//!   smallest smoothed RTT (`srtt`); the window estimator is the module's `min_cwnd` hook, so fast
+//!   retransmit sets ssthresh = max(cwnd / 2, 2) (the Reno hook) and the estimate max(BWE * RTTmin / MSS,
+//!   2) is the floor of the recovery reduction. With the sender's `linux-2.6` recovery (ns-2's rules) cwnd
+//!   drops to that floor at entry and is raised to ssthresh (capped) at exit only when below it. With the
+//!   RFC 6675 sender, which sets the recovery window at once, cwnd = max(estimate, ssthresh) at entry and
+//!   exit: where rate-halving would leave it (an estimate below ssthresh as an RFC 6675 window would
+//!   stall recovery, docs/validation.md D7). A timeout sets ssthresh = max(cwnd / 2, 2) and cwnd = 1
+//!   (2.6.22 listens to CA_EVENT_FRTO, which ns-2 never raises, not to CA_EVENT_LOSS). Reno growth per
+//!   ACK (2.6.22 `tcp_reno_cong_avoid`).
 //! - `paper`: fast retransmit sets ssthresh = max(BWE * RTTmin / MSS, 2) and cwnd = min(cwnd, ssthresh); a
 //!   timeout sets the same ssthresh and cwnd = 1. RTTmin is the smallest RTT sample, and the filter is
 //!   the paper's single EWMA BWE = 0.9 BWE + 0.1 b_k. The paper leaves the delivered-data accounting and
@@ -53,7 +57,7 @@ pub enum BandwidthFilter {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LossResponse {
-    /// Linux 2.6.22 under ns-2.35: Reno ssthresh, BWE * RTTmin as the recovery window (`min_cwnd`).
+    /// Linux 2.6.22 under ns-2.35: Reno ssthresh, BWE * RTTmin as the recovery floor (`min_cwnd`).
     MinCwnd,
     /// Paper: ssthresh = BWE * RTTmin on fast retransmit and timeout.
     Ssthresh,
@@ -301,8 +305,11 @@ impl CongestionControl for Westwood {
         let estimate = self.bw_rttmin();
         match self.cfg.loss_response {
             LossResponse::MinCwnd => {
+                // RFC 6675 sets the recovery window at once; rate-halving toward the min_cwnd floor would
+                // stop at ssthresh or at the floor, whichever is higher. (The linux-2.6 recovery mode then
+                // sets cwnd = min_cwnd() itself.)
                 self.win.ssthresh = self.reno_ssthresh();
-                self.win.cwnd = estimate;
+                self.win.cwnd = estimate.max(self.win.ssthresh);
             }
             LossResponse::Ssthresh => {
                 self.win.ssthresh = estimate;
@@ -324,6 +331,19 @@ impl CongestionControl for Westwood {
             LossResponse::Ssthresh => self.bw_rttmin(),
         });
         self.win.timeout(ssthresh);
+    }
+
+    /// Linux 2.6.16-2.6.22 `tcp_westwood_bw_rttmin`: max(BWE * RTTmin / MSS, 2) (ns-2.35
+    /// `tcp/linux/src/tcp_westwood.c`, lines 218 and 284). The paper variant has no such floor: ssthresh.
+    fn min_cwnd(&self) -> u32 {
+        match self.cfg.loss_response {
+            LossResponse::MinCwnd => self.bw_rttmin(),
+            LossResponse::Ssthresh => self.win.ssthresh,
+        }
+    }
+
+    fn set_cwnd(&mut self, cwnd: u32) {
+        self.win.set_cwnd(cwnd);
     }
 
     fn cwnd(&self) -> u32 {
@@ -443,11 +463,13 @@ mod tests {
     #[test]
     fn linux_sets_the_recovery_window_from_the_estimate_and_ssthresh_as_reno() {
         // BWE 1005 B/ms, RTTmin 100 ms: estimate 100 packets. cwnd 150 at the loss:
-        // ssthresh = 150 / 2 = 75, cwnd = 100 during recovery, and max(100, 75) = 100 after it.
+        // ssthresh = 150 / 2 = 75, cwnd = max(100, 75) = 100 during recovery, and 100 after it.
         let mut c = westwood("linux", 150);
         one_then_two_packets_per_ms(&mut c);
         c.on_congestion_event(&loss());
         assert_eq!((c.cwnd(), c.ssthresh()), (100, 75));
+        // The 2.6 min_cwnd hook is the same estimate (what the linux-2.6 recovery mode sets cwnd to).
+        assert_eq!(c.min_cwnd(), 100);
         c.on_recovery_exit(SimTime(0));
         assert_eq!(c.cwnd(), 100);
         // Timeout at cwnd 100: ssthresh = 50 (Reno: 2.6.22 ignores CA_EVENT_LOSS), cwnd 1; repeated: kept.
@@ -455,6 +477,11 @@ mod tests {
         assert_eq!((c.cwnd(), c.ssthresh()), (1, 50));
         c.on_timeout(SimTime(0), false);
         assert_eq!(c.ssthresh(), 50);
+        // An estimate below ssthresh: cwnd 300 at the loss, ssthresh 150 > estimate 100. The RFC 6675 window
+        // is ssthresh, 150; the floor min_cwnd() stays the estimate, 100.
+        c.win.cwnd = 300;
+        c.on_congestion_event(&loss());
+        assert_eq!((c.cwnd(), c.ssthresh(), c.min_cwnd()), (150, 150, 100));
     }
 
     #[test]
@@ -464,6 +491,8 @@ mod tests {
         one_then_two_packets_per_ms(&mut c);
         c.on_congestion_event(&loss());
         assert_eq!((c.cwnd(), c.ssthresh()), (109, 109));
+        // No min_cwnd hook in the paper: the default, ssthresh.
+        assert_eq!(c.min_cwnd(), 109);
         c.on_recovery_exit(SimTime(0));
         assert_eq!(c.cwnd(), 109);
         // A window already below the estimate is not raised: cwnd 50 -> 50, ssthresh 109.
@@ -477,10 +506,11 @@ mod tests {
 
     #[test]
     fn estimate_is_at_least_two_packets_before_any_sample() {
-        // No bandwidth sample yet: BWE = 0, so fast retransmit leaves cwnd = 2 (Linux) / ssthresh 2 (paper).
+        // No bandwidth sample yet: BWE = 0, so the estimate is 2: the Linux floor min_cwnd() is 2 (cwnd =
+        // max(2, ssthresh 5) = 5 for RFC 6675), the paper's ssthresh is 2.
         let mut linux = westwood("linux", 10);
         linux.on_congestion_event(&loss());
-        assert_eq!((linux.cwnd(), linux.ssthresh()), (2, 5));
+        assert_eq!((linux.cwnd(), linux.ssthresh(), linux.min_cwnd()), (5, 5, 2));
         let mut paper = westwood("paper", 10);
         paper.on_congestion_event(&loss());
         assert_eq!((paper.cwnd(), paper.ssthresh()), (2, 2));

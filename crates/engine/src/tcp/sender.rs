@@ -5,6 +5,18 @@
 //! state machine: Open -> Recovery on fast retransmit, -> Loss on a retransmission timeout. The window
 //! belongs to the congestion-control algorithm; the sender only reads it.
 //!
+//! A third mode, `linux-2.6`, copies ns-2.35 TCP-Linux (`tcp/tcp-linux.cc`, Wei & Cao 2006; fact sheet
+//! §1.7), which stands in for Linux 2.6's rate-halving on the same SACK scoreboard:
+//! - entry (from Open, or from Loss when an ACK marks a new loss): ssthresh from the algorithm, then cwnd
+//!   = the algorithm's `min_cwnd()` at once (`tcp_fastretrans_alert`);
+//! - sending: while pipe < max(cwnd, allowance). The allowance (`next_pkts_in_flight_`) starts at the old
+//!   cwnd, is lowered to pipe + 1 before each sending opportunity and to max(pipe - 1, 1) after each
+//!   transmission (`send_much`), so about one packet leaves per two ACKs until pipe has fallen to cwnd;
+//! - exit (the recovery point acknowledged, from Recovery or Loss): if cwnd < ssthresh, cwnd = ssthresh
+//!   capped at outstanding + 3 (`tcp_moderate_cwnd`, `tcp_max_burst` = 3); no COMPLETE_CWR, no undo;
+//! - a timeout clears the allowance.
+//! The algorithm learns these windows through `CongestionControl::set_cwnd`.
+//!
 //! Two services exist for algorithms that ask for them (BBR), and cost one branch otherwise:
 //! - delivery-rate samples (`tcp/rate.rs`), handed over in `AckSample::rate`;
 //! - pacing: when `pacing_rate_bps()` is Some, no segment leaves before `next_send_time`, and each one
@@ -28,7 +40,22 @@ pub enum Recovery {
     Sack,
     /// NewReno partial-ACK recovery without SACK (RFC 6582).
     Newreno,
+    /// ns-2.35 TCP-Linux / Linux 2.6 rate-halving on the SACK scoreboard: cwnd = min_cwnd() at entry,
+    /// sending paced to about one packet per two ACKs, cwnd = ssthresh (capped) at exit.
+    #[serde(rename = "linux-2.6")]
+    Linux26,
 }
+
+impl Recovery {
+    /// Whether the receiver's SACK blocks are read.
+    fn uses_sack(self) -> bool {
+        self != Recovery::Newreno
+    }
+}
+
+/// ns-2.35 TCP-Linux `tcp_max_burst` (`tcp/linux/ns-linux-param.c`): at recovery exit cwnd is capped at
+/// the packets outstanding plus this.
+const NS2_MAX_BURST: u32 = 3;
 
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
@@ -83,6 +110,9 @@ pub struct Sender {
     next_send_time: SimTime,
     /// Pacing held back a segment the window allowed: wake up then.
     pacing_wakeup: Option<SimTime>,
+    /// `linux-2.6` mode: the rate-halving send allowance in packets (ns-2 `next_pkts_in_flight_`); 0 outside
+    /// recovery.
+    rate_halving_allowance: u32,
 }
 
 impl Sender {
@@ -103,6 +133,7 @@ impl Sender {
             rate: wants_rate.then(RateSampler::new),
             next_send_time: SimTime::ZERO,
             pacing_wakeup: None,
+            rate_halving_allowance: 0,
         }
     }
 
@@ -160,7 +191,7 @@ impl Sender {
 
         let (acked, _) = if cum_ack > self.sb.snd_una() { self.sb.advance(cum_ack) } else { (0, false) };
         let mut newly_sacked = 0;
-        if self.cfg.recovery == Recovery::Sack {
+        if self.cfg.recovery.uses_sack() {
             for block in ack.payload.sack_blocks() {
                 newly_sacked += self.sb.add_sack(block);
             }
@@ -232,8 +263,12 @@ impl Sender {
 
         // State transitions.
         if self.state != CaState::Open && self.sb.snd_una() > self.recover {
+            let held_cwnd = self.cc.cwnd();
             if self.state == CaState::Recovery {
                 self.cc.on_recovery_exit(now);
+            }
+            if self.cfg.recovery == Recovery::Linux26 {
+                self.exit_recovery_ns2(held_cwnd);
             }
             self.state = CaState::Open;
             self.dupacks = 0;
@@ -244,6 +279,11 @@ impl Sender {
                 if self.sb.packets_out() > 0 && (self.sb.lost_out > 0 || self.dupacks as u64 >= DUP_THRESH) {
                     self.enter_recovery(now, prior_in_flight, out);
                 }
+            }
+            // ns-2 TCP-Linux lets an ACK that marks a new loss in the Loss state start a recovery
+            // (`tcp_fastretrans_alert`: "case TCP_CA_Loss: let it through").
+            CaState::Loss if self.cfg.recovery == Recovery::Linux26 && self.sb.lost_total > prior_lost => {
+                self.enter_recovery(now, prior_in_flight, out);
             }
             CaState::Recovery => {
                 if acked > 0 && self.cfg.recovery == Recovery::Newreno && self.sb.packets_out() > 0 {
@@ -287,16 +327,37 @@ impl Sender {
         self.state = CaState::Recovery;
         self.recover = self.sb.snd_nxt() - 1;
         self.counters.loss_events += 1;
+        let old_cwnd = self.cc.cwnd();
         self.cc.on_congestion_event(&CongestionEvent {
             now,
             in_flight: prior_in_flight,
             min_rtt: self.rtt.min_rtt(),
             srtt: self.rtt.srtt(),
         });
+        if self.cfg.recovery == Recovery::Linux26 {
+            // ns-2 TCP-Linux: cwnd = min_cwnd() at once; the allowance from the old cwnd paces the
+            // retransmissions, the first of which it lets out on this ACK.
+            let floor = self.cc.min_cwnd();
+            self.cc.set_cwnd(floor);
+            self.rate_halving_allowance = old_cwnd;
+            return;
+        }
         // RFC 6675 (4.3) / RFC 6582: the first lost segment is retransmitted at once, whatever cwnd says.
         if let Some(seq) = self.sb.next_retransmit() {
             self.retransmit(seq, now, out);
         }
+    }
+
+    /// ns-2 TCP-Linux leaving Recovery or Loss (`tcp_fastretrans_alert`): the allowance ends, and a window
+    /// below ssthresh is raised to ssthresh, then capped at the packets outstanding + `tcp_max_burst`
+    /// (`tcp_moderate_cwnd`; ns-2 has just cleared its scoreboard, so its pipe is everything outstanding).
+    /// `held_cwnd` is the window before the algorithm's `on_recovery_exit`, which ns-2 does not call.
+    fn exit_recovery_ns2(&mut self, held_cwnd: u32) {
+        self.rate_halving_allowance = 0;
+        let ssthresh = self.cc.ssthresh();
+        let cwnd =
+            if held_cwnd < ssthresh { ssthresh.min(self.sb.packets_out() + NS2_MAX_BURST) } else { held_cwnd };
+        self.cc.set_cwnd(cwnd);
     }
 
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
@@ -316,6 +377,7 @@ impl Sender {
         self.cc.on_timeout(now, first_in_episode);
         self.state = CaState::Loss;
         self.recover = self.sb.snd_nxt() - 1;
+        self.rate_halving_allowance = 0;
         self.dupacks = 0;
         self.clear_emulated_sacks();
         self.sb.mark_all_lost();
@@ -324,7 +386,8 @@ impl Sender {
         self.send_what_is_allowed(now, out);
     }
 
-    /// RFC 6675 NextSeg, in order: lost segments, then new data, while pipe < cwnd.
+    /// RFC 6675 NextSeg, in order: lost segments, then new data, while pipe < cwnd (in `linux-2.6` mode
+    /// while pipe < max(cwnd, rate-halving allowance)).
     fn send_what_is_allowed(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if !self.started {
             return;
@@ -332,7 +395,8 @@ impl Sender {
         let cwnd = self.cc.cwnd();
         let pacing_rate = self.cc.pacing_rate_bps();
         self.pacing_wakeup = None;
-        while self.sb.in_flight() < cwnd {
+        self.rate_halving_allowance = self.rate_halving_allowance.min(self.sb.in_flight() + 1);
+        while self.sb.in_flight() < cwnd.max(self.rate_halving_allowance) {
             if pacing_rate.is_some() && now < self.next_send_time {
                 self.pacing_wakeup = Some(self.next_send_time);
                 break;
@@ -349,6 +413,7 @@ impl Sender {
             if let Some(bps) = pacing_rate {
                 self.next_send_time = now + Rate::from_bps(bps.max(1)).tx_time(self.cfg.packet_size);
             }
+            self.rate_halving_allowance = self.rate_halving_allowance.min(self.sb.in_flight().saturating_sub(1).max(1));
         }
         if self.rto_deadline.is_none() && self.sb.packets_out() > 0 {
             self.rto_deadline = Some(now + self.rtt.rto());

@@ -201,6 +201,9 @@ impl crate::cc::CongestionControl for Recorder {
     fn on_congestion_event(&mut self, _e: &crate::cc::CongestionEvent) {}
     fn on_recovery_exit(&mut self, _now: SimTime) {}
     fn on_timeout(&mut self, _now: SimTime, _first: bool) {}
+    fn set_cwnd(&mut self, cwnd: u32) {
+        self.cwnd = cwnd;
+    }
     fn cwnd(&self) -> u32 {
         self.cwnd
     }
@@ -277,4 +280,73 @@ fn delivery_rate_sample_by_hand() {
     assert_eq!(got, vec![(1, 1, 100, 0, true), (2, 3, 110, 0, true), (2, 2, 120, 3, false)]);
     let last = samples.lock().unwrap()[2];
     assert_eq!((last.total_delivered, last.delivered_time), (5, ms(230)));
+}
+
+#[test]
+fn linux_2_6_recovery_starts_at_min_cwnd_and_halves_the_sending_rate() {
+    // ns-2.35 TCP-Linux mode, NewReno (min_cwnd = ssthresh / 2). IW 10: segments 0..9 out; 0 is lost.
+    let mut s = sender(Recovery::Linux26, 10);
+    start(&mut s);
+    // Open: each SACKed segment leaves the pipe and one new segment goes out (pipe 9 < cwnd 10).
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 2)], false)), vec![(10, false)]);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 3)], false)), vec![(11, false)]);
+    // Third SACKed segment: 0 is lost. ssthresh = 10 / 2 = 5 and cwnd = min_cwnd = 5 / 2 = 2 at once.
+    // pipe = 12 out - 3 SACKed - 1 lost = 8. The allowance starts at the old cwnd, 10, and is lowered to
+    // pipe + 1 = 9: 8 < max(2, 9), so 0 is retransmitted (pipe 9); the allowance drops to pipe - 1 = 8.
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 4)], false)), vec![(0, true)]);
+    assert_eq!(s.state(), CaState::Recovery);
+    assert_eq!((s.cc().cwnd(), s.cc().ssthresh(), s.in_flight()), (2, 5, 9));
+    // From then on, each pair of SACKs: the first takes pipe to the allowance (nothing sent), the second
+    // one below it, which lets one new segment out, after which the allowance is pipe - 1 again.
+    //   SACK of 4: pipe 8, allowance 8: nothing.   SACK of 5: pipe 7 < 8: send 12; pipe 8, allowance 7.
+    //   SACK of 6: pipe 7: nothing.  7: pipe 6: send 13.  8: nothing.  9: send 14.  10: nothing.  11: send 15.
+    //   SACK of 12: pipe 4, allowance 4: nothing.  13: pipe 3: send 16; pipe 4, allowance 3.
+    let mut sent = vec![];
+    for end in 5..=14 {
+        sent.push(feed(&mut s, ms(101), ack(0, &[(1, end)], false)));
+    }
+    let one_in_two: Vec<Vec<(u64, bool)>> =
+        (12..=16).flat_map(|seq| [vec![], vec![(seq, false)]]).collect();
+    assert_eq!(sent, one_in_two);
+    assert_eq!((s.cc().cwnd(), s.in_flight()), (2, 4));
+    // The retransmission of 0 arrives: cumulative ACK 14 passes the recovery point (11). cwnd 2 < ssthresh
+    // 5: cwnd = min(ssthresh 5, outstanding 3 (14, 15, 16) + 3) = 5; two new segments fill it.
+    assert_eq!(feed(&mut s, ms(200), ack(14, &[], true)), vec![(17, false), (18, false)]);
+    assert_eq!(s.state(), CaState::Open);
+    assert_eq!((s.cc().cwnd(), s.cc().ssthresh()), (5, 5));
+    assert_eq!((s.counters().loss_events, s.counters().retransmissions), (1, 1));
+}
+
+#[test]
+fn linux_2_6_recovery_exit_caps_cwnd_at_outstanding_plus_three() {
+    // IW 10: segments 0..9 out; 0..4 are lost, 5..9 arrive.
+    let mut s = sender(Recovery::Linux26, 10);
+    start(&mut s);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 6)], false)), vec![(10, false)]);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 7)], false)), vec![(11, false)]);
+    // 7 arrives: three SACKed segments above 0..4, which are all lost. ssthresh 5, cwnd = 5 / 2 = 2.
+    // pipe = 12 - 3 SACKed - 5 lost = 4; allowance min(10, 4 + 1) = 5: retransmit 0 (pipe 5, allowance 4).
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 8)], false)), vec![(0, true)]);
+    assert_eq!((s.cc().cwnd(), s.cc().ssthresh(), s.in_flight()), (2, 5, 5));
+    // 8: pipe 4 = allowance. 9: pipe 3 < 4: retransmit 1 (pipe 4, allowance 3). 10: pipe 3. 11: pipe 2 < 3:
+    // retransmit 2 (pipe 3, allowance 2).
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 9)], false)), vec![]);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 10)], false)), vec![(1, true)]);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 11)], false)), vec![]);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 12)], false)), vec![(2, true)]);
+    // The retransmissions come back one by one (partial ACKs; recovery point 11):
+    //   0: ACK 1, pipe 2, allowance 2, cwnd 2: nothing.
+    //   1: ACK 2, pipe 1 < 2: retransmit 3 (pipe 2, allowance max(1, 1) = 1).
+    //   2: ACK 3, pipe 1 < cwnd 2: retransmit 4.   3: ACK 4, pipe 1 < 2: new segment 12.
+    assert_eq!(feed(&mut s, ms(200), ack(1, &[(5, 12)], true)), vec![]);
+    assert_eq!(feed(&mut s, ms(200), ack(2, &[(5, 12)], true)), vec![(3, true)]);
+    assert_eq!(feed(&mut s, ms(200), ack(3, &[(5, 12)], true)), vec![(4, true)]);
+    assert_eq!(feed(&mut s, ms(200), ack(4, &[(5, 12)], true)), vec![(12, false)]);
+    assert_eq!(s.state(), CaState::Recovery);
+    // 4 arrives: cumulative ACK 12 ends recovery with one segment (12) outstanding. cwnd 2 < ssthresh 5:
+    // cwnd = min(5, 1 + 3) = 4, below ssthresh, so the flow slow-starts back; 13, 14, 15 go out.
+    assert_eq!(feed(&mut s, ms(300), ack(12, &[], true)), vec![(13, false), (14, false), (15, false)]);
+    assert_eq!(s.state(), CaState::Open);
+    assert_eq!((s.cc().cwnd(), s.cc().ssthresh()), (4, 5));
+    assert_eq!((s.counters().loss_events, s.counters().retransmissions), (1, 5));
 }

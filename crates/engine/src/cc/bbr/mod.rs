@@ -574,6 +574,12 @@ impl CongestionControl for Bbr {
         self.cwnd = 1;
     }
 
+    /// BBR recomputes its window from the model on every ACK, so a window set by the `linux-2.6` recovery
+    /// mode (a 2.6-era rule BBR never ran under) lasts until the next ACK.
+    fn set_cwnd(&mut self, cwnd: u32) {
+        self.cwnd = cwnd.max(1);
+    }
+
     fn cwnd(&self) -> u32 {
         self.cwnd
     }
