@@ -53,10 +53,16 @@ impl FifoBuffer {
     pub fn new(limit_packets: usize, limit_bytes: Option<u64>) -> Self {
         FifoBuffer { limit_packets, limit_bytes, waiting: VecDeque::new(), waiting_bytes: 0 }
     }
-    /// Forget packets whose transmission has started by `now`.
+    /// Forget packets whose transmission started before `now`. A packet whose transmission starts exactly
+    /// at `now` still counts as waiting for an arrival at `now`: ns-2 handles an arrival before the
+    /// transmitter's simultaneous hand-over to the next packet (its scheduler runs events of equal time
+    /// in the order they were scheduled, and the arrival was scheduled a propagation delay earlier; a
+    /// `queue.tr` of the cross-check shows `+ d -` at the same instant). Such ties are systematic in an
+    /// ACK-clocked flow: the ACKs are spaced by exactly the bottleneck's serialisation time, so the
+    /// packets they release reach the queue exactly when a transmission ends (validation.md, D8b).
     fn release(&mut self, now: SimTime) {
         while let Some(&(start, size)) = self.waiting.front() {
-            if start > now {
+            if start >= now {
                 break;
             }
             self.waiting.pop_front();
@@ -373,12 +379,17 @@ mod tests {
             assert!(l.enqueue(SimTime(0), pkt(0), &mut events).is_none());
             assert!(l.enqueue(SimTime(0), pkt(1), &mut events).is_none());
             assert!(l.enqueue(SimTime(0), pkt(2), &mut events).is_some());
-            // At 1 ms the first is done and the second on the wire: room for one more.
-            let mut arrived = advance(&mut l, &mut events, MS);
-            assert!(l.enqueue(SimTime(MS), pkt(3), &mut events).is_none());
+            // At exactly 1 ms the first leaves and the second starts, but ns-2 handles an arrival at that
+            // instant first: the second still waits, 1 + 1 >= 2, dropped. (The scheduled queue gets the
+            // same order: its transmitter event at 1 ms fires after the arrival.)
+            let mut arrived = advance(&mut l, &mut events, MS - 1);
+            assert!(l.enqueue(SimTime(MS), pkt(3), &mut events).is_some());
+            // 1 ns later the second is on the wire (1-2 ms): room for one more, sent 2-3 ms.
+            arrived.extend(advance(&mut l, &mut events, MS));
+            assert!(l.enqueue(SimTime(MS + 1), pkt(4), &mut events).is_none());
             arrived.extend(drain(&mut l, &mut events));
-            assert_eq!(arrived.len(), 3);
-            assert_eq!(l.counters(SimTime(0)).drops, 1);
+            assert_eq!(arrived, vec![(MS, 0), (2 * MS, 1), (3 * MS, 4)]);
+            assert_eq!(l.counters(SimTime(10 * MS)).drops, 2);
         }
     }
 
