@@ -33,6 +33,17 @@ def _fmt(value: float) -> str:
     return f"{value:,.3f}" if abs(value) < 10 else f"{value:,.0f}"
 
 
+def _argument(value: float | str | list) -> str:
+    """A claim's test argument as the report shows it: row names joined, numbers formatted, a range in []."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return ", ".join(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_fmt(v) for v in value) + "]"
+    return _fmt(value)
+
+
 def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], float]) -> ClaimResult:
     """Evaluate one claim; `means` maps (metric, row, cell) to the mean over replications, in the metric's
     unit (missing: the run failed or was not run)."""
@@ -106,11 +117,7 @@ def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], 
                         shown = label if label == _fmt(reference) else f"{label} {_fmt(reference)}"
                         broken.append(f"{name(r, c)}: {_fmt(v)} not {sign} {shown}")
         test = next(k for k in CLAIM_TESTS if getattr(claim, k) is not None)
-        argument = getattr(claim, test)
-        what = f"{claim.metric} {test.replace('_', ' ')} " + (
-            ", ".join(argument) if isinstance(argument, list) and test.endswith("row") else
-            "[" + ", ".join(_fmt(a) for a in argument) + "]" if isinstance(argument, list) else
-            argument if isinstance(argument, str) else _fmt(argument))
+        what = f"{claim.metric} {test.replace('_', ' ')} {_argument(getattr(claim, test))}"
     if compared == 0:
         return ClaimResult(claim.text, "not checked", "no finished runs to compare")
     suffix = f"; {missing} failed runs left out" if missing else ""

@@ -75,10 +75,6 @@ def cell_text(outcome: ExperimentOutcome, metric: MetricSpec, r: int, c: int, ma
     return ("<br>" if markdown else "\n").join(parts)
 
 
-def _columns(outcome: ExperimentOutcome) -> list[int]:
-    return outcome.plan.cells
-
-
 def terminal_view(outcome: ExperimentOutcome) -> Group:
     spec = outcome.experiment.spec
     parts = []
@@ -86,11 +82,11 @@ def terminal_view(outcome: ExperimentOutcome) -> Group:
         table = Table(title=f"{spec.title}: {metric.title}" + (" (quick)" if outcome.plan.quick else ""),
                       title_justify="left")
         table.add_column("row")
-        for c in _columns(outcome):
+        for c in outcome.plan.cells:
             table.add_column(spec.cells[c].name, justify="right")
         for r in outcome.plan.rows:
             table.add_row(spec.rows[r].name, *[cell_text(outcome, metric, r, c, markdown=False)
-                                               for c in _columns(outcome)])
+                                               for c in outcome.plan.cells])
         parts.append(table)
     if outcome.claims:
         claims = Table(title="the paper's findings", title_justify="left", show_lines=False)
@@ -118,11 +114,11 @@ def _experiment_markdown(outcome: ExperimentOutcome, out_dir: Path) -> list[str]
               (f", durations x {outcome.plan.time_scale:g}" if outcome.plan.time_scale != 1 else "") + ".", ""]
     for metric in outcome.experiment.metrics:
         lines += [f"**{metric.title}**", ""]
-        lines.append("| row | " + " | ".join(spec.cells[c].name for c in _columns(outcome)) + " |")
-        lines.append("|---|" + "---:|" * len(_columns(outcome)))
+        lines.append("| row | " + " | ".join(spec.cells[c].name for c in outcome.plan.cells) + " |")
+        lines.append("|---|" + "---:|" * len(outcome.plan.cells))
         for r in outcome.plan.rows:
             lines.append(f"| {spec.rows[r].name} | " + " | ".join(
-                cell_text(outcome, metric, r, c, markdown=True) for c in _columns(outcome)) + " |")
+                cell_text(outcome, metric, r, c, markdown=True) for c in outcome.plan.cells) + " |")
         lines.append("")
     if outcome.claims:
         lines += ["**The paper's findings**", "", "| finding | cclab | detail |", "|---|---|---|"]
@@ -178,7 +174,7 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
                                    [s.mean if s is not None else float("nan") for s in stats]))
                 panels.append((spec.cells[c].name, groups))
             name = f"{base}.png"
-            bars_figure(out_dir / name, title, metrics[0].title.split(" (")[-1].rstrip(")") if metrics[0].unit else "",
+            bars_figure(out_dir / name, title, metrics[0].unit,
                         [m.label or m.name for m in metrics], panels)
             lines += [f"![{title}]({name})", ""]
     return lines
