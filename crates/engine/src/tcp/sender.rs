@@ -14,7 +14,10 @@
 //!   transmission (`send_much`), so about one packet leaves per two ACKs until pipe has fallen to cwnd;
 //! - exit (the recovery point acknowledged, from Recovery or Loss): if cwnd < ssthresh, cwnd = ssthresh
 //!   capped at outstanding + 3 (`tcp_moderate_cwnd`, `tcp_max_burst` = 3); no COMPLETE_CWR, no undo;
-//! - a timeout clears the allowance.
+//! - a timeout clears the allowance;
+//! - the retransmission timer is ns-2's (`tcp/rto_ns2.rs`): RTO = max(200 ms, srtt + 4 rttvar) in 1 ms
+//!   ticks from a sample on every ACK, re-armed by every ACK (duplicates included) and not by the
+//!   retransmission of the head.
 //! The algorithm learns these windows through `CongestionControl::set_cwnd`.
 //!
 //! Two services exist for algorithms that ask for them (BBR), and cost one branch otherwise:
@@ -28,6 +31,7 @@
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::net::packet::{Direction, Packet, Payload};
 use crate::tcp::rate::RateSampler;
+use crate::tcp::rto_ns2::Ns2Rto;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::scoreboard::{Scoreboard, DUP_THRESH};
 use crate::time::{Rate, SimDuration, SimTime};
@@ -95,6 +99,9 @@ pub struct Sender {
     cc: Box<dyn CongestionControl>,
     sb: Scoreboard,
     rtt: RttEstimator,
+    /// `linux-2.6` mode: ns-2's retransmission timer, which then replaces `rtt`'s RTO (RTT samples for the
+    /// algorithm still come from `rtt`).
+    ns2_rto: Option<Ns2Rto>,
     state: CaState,
     /// Recovery point: recovery ends when everything up to here is cumulatively acknowledged.
     recover: u64,
@@ -120,6 +127,7 @@ impl Sender {
         let wants_rate = cc.wants_rate_samples();
         Sender {
             rtt: RttEstimator::new(cfg.rto_min),
+            ns2_rto: (cfg.recovery == Recovery::Linux26).then(|| Ns2Rto::new(cfg.rto_min)),
             cfg,
             cc,
             sb: if wants_rate { Scoreboard::with_rate_stamps() } else { Scoreboard::new() },
@@ -188,6 +196,12 @@ impl Sender {
         let prior_lost = self.sb.lost_total;
         let prior_state = self.state;
         let packets_out_before = self.sb.packets_out();
+        // ns-2 TCP-Linux takes a timer sample from every ACK it does not discard as old (`recv`, then
+        // `time_processing`); the echoed time stamp makes retransmissions safe to measure.
+        let ns2_timed = cum_ack >= self.sb.snd_una();
+        if let (Some(timer), true) = (&mut self.ns2_rto, ns2_timed) {
+            timer.on_ack(now.since(echo));
+        }
 
         let (acked, _) = if cum_ack > self.sb.snd_una() { self.sb.advance(cum_ack) } else { (0, false) };
         let mut newly_sacked = 0;
@@ -296,10 +310,11 @@ impl Sender {
         }
 
         // RFC 6298 (5.2, 5.3): stop the timer when all is acknowledged, restart it on new data acknowledged.
+        // ns-2 TCP-Linux restarts it on every ACK it times (`renew_timer`).
         if self.sb.packets_out() == 0 {
             self.rto_deadline = None;
-        } else if acked > 0 {
-            self.rto_deadline = Some(now + self.rtt.rto());
+        } else if acked > 0 || (self.ns2_rto.is_some() && ns2_timed) {
+            self.rto_deadline = Some(now + self.rto());
         }
 
         self.send_what_is_allowed(now, out);
@@ -382,7 +397,10 @@ impl Sender {
         self.clear_emulated_sacks();
         self.sb.mark_all_lost();
         self.rtt.back_off();
-        self.rto_deadline = Some(now + self.rtt.rto());
+        if let Some(timer) = &mut self.ns2_rto {
+            timer.back_off();
+        }
+        self.rto_deadline = Some(now + self.rto());
         self.send_what_is_allowed(now, out);
     }
 
@@ -416,7 +434,15 @@ impl Sender {
             self.rate_halving_allowance = self.rate_halving_allowance.min(self.sb.in_flight().saturating_sub(1).max(1));
         }
         if self.rto_deadline.is_none() && self.sb.packets_out() > 0 {
-            self.rto_deadline = Some(now + self.rtt.rto());
+            self.rto_deadline = Some(now + self.rto());
+        }
+    }
+
+    /// The retransmission timeout in force: Linux's, or ns-2's in `linux-2.6` mode.
+    fn rto(&self) -> SimDuration {
+        match &self.ns2_rto {
+            Some(timer) => timer.timeout(),
+            None => self.rtt.rto(),
         }
     }
 
@@ -438,10 +464,10 @@ impl Sender {
     fn retransmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
         self.sb.on_retransmit(seq, now);
         self.counters.retransmissions += 1;
-        if seq == self.sb.snd_una() {
+        if seq == self.sb.snd_una() && self.ns2_rto.is_none() {
             // Linux restarts the timer when it retransmits the head (tcp_retransmit_timer / xmit_retransmit_queue),
-            // so the retransmission gets a full RTO to come back.
-            self.rto_deadline = Some(now + self.rtt.rto());
+            // so the retransmission gets a full RTO to come back. (ns-2's `output` leaves a pending timer.)
+            self.rto_deadline = Some(now + self.rto());
         }
         self.emit(seq, true, now, out);
     }

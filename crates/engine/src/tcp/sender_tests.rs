@@ -350,3 +350,40 @@ fn linux_2_6_recovery_exit_caps_cwnd_at_outstanding_plus_three() {
     assert_eq!((s.cc().cwnd(), s.cc().ssthresh()), (4, 5));
     assert_eq!((s.counters().loss_events, s.counters().retransmissions), (1, 5));
 }
+
+#[test]
+fn linux_2_6_mode_times_out_like_ns2() {
+    // ns-2 TCP-Linux's timer (tcp/rto_ns2.rs): RTO = max(200 ms, srtt + 4 rttvar) in 1 ms ticks, a sample
+    // and a restart on every ACK. The default sender follows Linux: srtt + max(4 rttvar, 200 ms), restarted
+    // only by ACKs of new data. The scripted ACKs all echo a packet sent at time 0.
+    let mut s = sender(Recovery::Linux26, 4);
+    let mut l = sender(Recovery::Sack, 4);
+    start(&mut s);
+    start(&mut l);
+    // No sample yet: ns-2's rtxcur_init_ is 3 s, RFC 6298's initial RTO 1 s.
+    assert_eq!(s.timer_deadline(), Some(ms(3000)));
+    assert_eq!(l.timer_deadline(), Some(ms(1000)));
+    // ACK of 0 at 45 ms: srtt 45, rttvar 22.5. ns-2: max(200, 45 + 90) = 200 -> 245 ms.
+    // Linux: 45 + max(90, 200) = 245 -> 290 ms.
+    feed(&mut s, ms(45), ack(1, &[], false));
+    feed(&mut l, ms(45), ack(1, &[], false));
+    assert_eq!(s.timer_deadline(), Some(ms(245)));
+    assert_eq!(l.timer_deadline(), Some(ms(290)));
+    // A duplicate ACK at 100 ms (2 SACKed, 1 missing). ns-2 samples 100 ms: srtt 45 + 55/8 = 51.875
+    // (415/8), rttvar 22.5 + (55 - 22.5)/4 (123/4); RTO 51 + 123 = 174, floored: restart at 300 ms.
+    // Linux leaves its timer alone.
+    feed(&mut s, ms(100), ack(1, &[(2, 3)], false));
+    feed(&mut l, ms(100), ack(1, &[(2, 3)], false));
+    assert_eq!(s.timer_deadline(), Some(ms(300)));
+    assert_eq!(l.timer_deadline(), Some(ms(290)));
+    // The timeout at 300 ms doubles the floored RTO: 400 ms, next at 700 ms.
+    let mut out = vec![];
+    s.on_timer(ms(300), &mut out);
+    assert_eq!(emitted(&out), vec![(1, true)]);
+    assert_eq!(s.timer_deadline(), Some(ms(700)));
+    // The retransmission's ACK at 350 ms (1 and 2 now acknowledged, 3-5 outstanding) is a valid sample
+    // under time stamps and ends the back-off: t_rtt 350, delta 350 - 51 = 299, srtt 415 + 299 = 714,
+    // rttvar 123 + 299 - 30 = 392; RTO (392 * 8 + 714) / 8 = 481 ms, so the timer is due at 831 ms.
+    feed(&mut s, ms(350), ack(3, &[], true));
+    assert_eq!(s.timer_deadline(), Some(ms(831)));
+}
