@@ -54,6 +54,13 @@ pub fn jiffies(ns: u64) -> u64 {
     ns / 1_000_000
 }
 
+/// Linux 2.6.22 `tcp_reno_min_cwnd` (`tcp_cong.c`; ns-2.35 `tcp/linux/src/tcp_cong.c` line 375): the
+/// window a 2.6-era module with this hook falls to at the start of a recovery, half of the new ssthresh.
+/// Only the sender's `linux-2.6` mode reads `min_cwnd()`.
+pub fn reno_min_cwnd(ssthresh: u32) -> u32 {
+    ssthresh / 2
+}
+
 /// Congestion window in packets with Linux's fractional-growth counter (`snd_cwnd_cnt`).
 #[derive(Clone, Debug)]
 pub struct Window {

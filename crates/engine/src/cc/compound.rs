@@ -33,7 +33,7 @@
 //! L. Andrew's CTCP 1.3 (low window 38, paced dwnd, gamma tuning) and the Windows TUBE gamma tuning are
 //! not implemented.
 
-use super::common::{Counting, Window, INFINITE_SSTHRESH};
+use super::common::{reno_min_cwnd, Counting, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
 use super::{AckSample, CongestionControl, CongestionEvent, StateField};
 use crate::config::{err, ConfigError};
@@ -416,10 +416,10 @@ impl CongestionControl for Compound {
         self.awaiting_open = true;
     }
 
-    /// Linux 2.6.22 `tcp_reno_min_cwnd` on the total: ssthresh / 2, read only by the `linux-2.6` recovery
-    /// mode (ns-2.35 `tcp/linux/src/tcp_compound.c`, line 447: `.min_cwnd = tcp_reno_min_cwnd`).
+    /// `tcp_reno_min_cwnd` on the total (ns-2.35 `tcp/linux/src/tcp_compound.c`, line 447:
+    /// `.min_cwnd = tcp_reno_min_cwnd`).
     fn min_cwnd(&self) -> u32 {
-        self.reno.ssthresh / 2
+        reno_min_cwnd(self.reno.ssthresh)
     }
 
     /// Both variants follow the port: the parts are re-split against this window at the next ACK.

@@ -29,7 +29,7 @@
 //! Limited slow start (RFC 3742; Linux 2.6 `tcp_max_ssthresh`) is the parameter `max_ssthresh`, 0 = off as
 //! in Linux: above it each counted unit adds (max_ssthresh/2)/cwnd, at most max_ssthresh/2 packets per RTT.
 
-use super::common::{Counting, Window, INFINITE_SSTHRESH};
+use super::common::{reno_min_cwnd, Counting, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
 use super::{AckSample, CongestionControl, CongestionEvent, StateField};
 use crate::config::{err, ConfigError};
@@ -302,10 +302,9 @@ impl CongestionControl for HighSpeed {
         self.reset_credit();
     }
 
-    /// Linux 2.6.22 `tcp_reno_min_cwnd`: ssthresh / 2, read only by the `linux-2.6` recovery mode
-    /// (ns-2.35 `tcp/linux/src/tcp_highspeed.c`: `.min_cwnd = tcp_reno_min_cwnd`, defined in `tcp_cong.c`).
+    /// `tcp_reno_min_cwnd` (ns-2.35 `tcp/linux/src/tcp_highspeed.c`: `.min_cwnd = tcp_reno_min_cwnd`).
     fn min_cwnd(&self) -> u32 {
-        self.win.ssthresh / 2
+        reno_min_cwnd(self.win.ssthresh)
     }
 
     fn set_cwnd(&mut self, cwnd: u32) {

@@ -7,7 +7,7 @@
 //!   cwnd <= ssthresh.
 //! Loss (both): ssthresh = max(cwnd / 2, 2), cwnd = ssthresh (fact sheet §2.1).
 
-use super::common::{Counting, Window, INFINITE_SSTHRESH};
+use super::common::{reno_min_cwnd, Counting, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
 use super::{AckSample, CongestionControl, CongestionEvent};
 use crate::time::SimTime;
@@ -82,11 +82,10 @@ impl CongestionControl for NewReno {
         self.win.timeout(ssthresh);
     }
 
-    /// Linux 2.6.22 `tcp_reno_min_cwnd`: ssthresh / 2, for every variant (the hook exists only in 2.6-era
-    /// kernels and only the `linux-2.6` recovery mode reads it). ns-2.35 `tcp/linux/src/tcp_cong.c`: the
-    /// function at line 375, `tcp_reno`'s `.min_cwnd` at line 388.
+    /// `tcp_reno_min_cwnd` for every variant (ns-2.35 `tcp/linux/src/tcp_cong.c`, `tcp_reno`'s `.min_cwnd`
+    /// at line 388).
     fn min_cwnd(&self) -> u32 {
-        self.win.ssthresh / 2
+        reno_min_cwnd(self.win.ssthresh)
     }
 
     fn set_cwnd(&mut self, cwnd: u32) {

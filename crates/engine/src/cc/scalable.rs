@@ -20,7 +20,7 @@
 //!
 //! No state besides the window: an RTO only sets ssthresh by the same rule and cwnd = 1.
 
-use super::common::{Counting, Window, INFINITE_SSTHRESH};
+use super::common::{reno_min_cwnd, Counting, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
 use super::{AckSample, CongestionControl, CongestionEvent};
 use crate::config::{err, ConfigError};
@@ -158,11 +158,10 @@ impl CongestionControl for Scalable {
         self.win.timeout(ssthresh);
     }
 
-    /// Linux 2.6.22 `tcp_reno_min_cwnd`: ssthresh / 2, read only by the `linux-2.6` recovery mode
-    /// (ns-2.35 `tcp/linux/src/tcp_scalable.c`: `.min_cwnd = tcp_reno_min_cwnd`, defined in `tcp_cong.c`;
-    /// Linux 2.6.24's `tcp_scalable.c` has the same line). So recovery starts at 0.875 / 2 of the old cwnd.
+    /// `tcp_reno_min_cwnd` (ns-2.35 `tcp/linux/src/tcp_scalable.c`: `.min_cwnd = tcp_reno_min_cwnd`; Linux
+    /// 2.6.24's file has the same line). So recovery starts at 0.875 / 2 of the old cwnd.
     fn min_cwnd(&self) -> u32 {
-        self.win.ssthresh / 2
+        reno_min_cwnd(self.win.ssthresh)
     }
 
     fn set_cwnd(&mut self, cwnd: u32) {

@@ -28,7 +28,7 @@
 //! growth every other RTT in slow start with a cwnd/8 cut on leaving it, +1/cwnd per ACK in avoidance,
 //! fine-grained retransmission checks and the 3/4 window cut on loss (a sender change).
 
-use super::common::{Window, INFINITE_SSTHRESH};
+use super::common::{reno_min_cwnd, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
 use super::{AckSample, CongestionControl, CongestionEvent, StateField};
 use crate::config::{err, ConfigError};
@@ -263,10 +263,9 @@ impl CongestionControl for Vegas {
         self.win.timeout(ssthresh);
     }
 
-    /// Linux 2.6.22 `tcp_reno_min_cwnd`: ssthresh / 2, read only by the `linux-2.6` recovery mode
-    /// (ns-2.35 `tcp/linux/src/tcp_vegas.c`: `.min_cwnd = tcp_reno_min_cwnd`, defined in `tcp_cong.c`).
+    /// `tcp_reno_min_cwnd` (ns-2.35 `tcp/linux/src/tcp_vegas.c`: `.min_cwnd = tcp_reno_min_cwnd`).
     fn min_cwnd(&self) -> u32 {
-        self.win.ssthresh / 2
+        reno_min_cwnd(self.win.ssthresh)
     }
 
     fn set_cwnd(&mut self, cwnd: u32) {
