@@ -163,7 +163,8 @@ class FlowSpec(_Table):
     start_jitter: Duration = 0                           # start at start + uniform [0, jitter], from run.seed
     stop: Duration | None = None                         # None: sends until the end of the run
     # Loss recovery: RFC 6675 SACK, RFC 6582 NewReno, or "linux-2.6": ns-2.35 TCP-Linux / Linux 2.6
-    # rate-halving (cwnd = the algorithm's min_cwnd at entry, ~1 packet per 2 ACKs, ssthresh at exit).
+    # rate-halving (cwnd = the algorithm's min_cwnd at entry, ~1 packet per 2 ACKs, ssthresh at exit),
+    # with ns-2's retransmission timer (RTO = max(rto_min, SRTT + 4 RTTVAR), 1 ms ticks).
     recovery: Literal["sack", "newreno", "linux-2.6"] = "sack"
     delayed_ack: bool = False
     initial_cwnd: Annotated[int, Field(ge=1)] = 2        # packets
