@@ -60,6 +60,8 @@ pub struct Scoreboard {
     retransmissions: VecDeque<(u64, u64)>,
     /// Retransmissions found lost by SACK (not by a timeout).
     pub lost_retransmissions: u64,
+    /// Mark losses by distance from the highest SACK (ns-2.35 `ScoreBoard1`) instead of RFC 6675.
+    fack: bool,
 }
 
 impl Scoreboard {
@@ -69,6 +71,12 @@ impl Scoreboard {
     /// A board that keeps delivery-rate stamps (before anything is sent).
     pub fn with_rate_stamps() -> Self {
         Scoreboard { rate_stamps: Some(VecDeque::new()), ..Self::default() }
+    }
+    /// Mark losses as ns-2.35's TCP-Linux scoreboard does (the sender's `linux-2.6` mode): see
+    /// `mark_lost_by_sack`.
+    pub fn with_fack_marking(mut self) -> Self {
+        self.fack = true;
+        self
     }
     pub fn snd_una(&self) -> u64 {
         self.snd_una
@@ -259,20 +267,34 @@ impl Scoreboard {
         (to - from) as u32
     }
 
-    /// RFC 6675 IsLost: a segment is lost once DupThresh segments above it are SACKed. Marks every such
-    /// segment not yet marked; returns how many were newly marked.
+    /// RFC 6675 IsLost: a segment is lost once DupThresh segments above it are SACKed. With FACK marking
+    /// (ns-2.35 `ScoreBoard1::UpdateScoreBoard`, `lost_seq_threshold = fack_ - (dupack_threshold + 1)`)
+    /// a segment is lost once the highest SACKed sequence number lies DupThresh + 1 or more above it,
+    /// whatever lies between: after a burst of losses each new SACK marks one more hole at once, where
+    /// RFC 6675 waits for three SACKed segments above the last hole. Marks every such segment not yet
+    /// marked; returns how many were newly marked.
     pub fn mark_lost_by_sack(&mut self) -> u32 {
-        // Find the DupThresh-th highest SACKed segment.
-        let mut need = DUP_THRESH;
-        let mut boundary = None;
-        for r in self.sacked.iter().rev() {
-            if r.len() >= need {
-                boundary = Some(r.end - need);
-                break;
+        let boundary = if self.fack {
+            // Segments up to fack - (DupThresh + 1) are lost: the boundary (exclusive) is fack - DupThresh.
+            let Some(fack) = self.sacked.last().map(|r| r.end - 1) else { return 0 };
+            if fack < self.snd_una + DUP_THRESH + 1 {
+                return 0;
             }
-            need -= r.len();
-        }
-        let Some(boundary) = boundary else { return 0 };
+            fack - DUP_THRESH
+        } else {
+            // Find the DupThresh-th highest SACKed segment.
+            let mut need = DUP_THRESH;
+            let mut boundary = None;
+            for r in self.sacked.iter().rev() {
+                if r.len() >= need {
+                    boundary = Some(r.end - need);
+                    break;
+                }
+                need -= r.len();
+            }
+            let Some(boundary) = boundary else { return 0 };
+            boundary
+        };
         let mut marked = 0;
         let from = self.lost_mark_pos.max(self.snd_una);
         for seq in from..boundary {
@@ -404,6 +426,36 @@ mod tests {
         assert_eq!(sb.in_flight(), 7);
         assert_eq!(sb.next_retransmit(), None);
         sb.check_invariants();
+    }
+
+    #[test]
+    fn fack_marking_counts_distance_from_the_highest_sack() {
+        // A burst: 0..5 lost, 5..12 arrive one by one (the starved NewReno of seed 000, Table II, STCP row).
+        // RFC 6675: nothing until three segments are SACKed (5, 6, 7), then all five holes at once.
+        // FACK (ns-2 ScoreBoard1): lost up to fack - 4. SACK of 5: fack 5, holes 0 and 1 (<= 1) lost.
+        // SACK of 6: hole 2; of 7: hole 3; of 8: hole 4; each SACK marks one more hole.
+        let mut rfc = board_with(12);
+        let mut fack = board_with(12).with_fack_marking();
+        let mut marked = (vec![], vec![]);
+        for seq in 5..9 {
+            rfc.add_sack(r(seq, seq + 1));
+            fack.add_sack(r(seq, seq + 1));
+            marked.0.push(rfc.mark_lost_by_sack());
+            marked.1.push(fack.mark_lost_by_sack());
+        }
+        assert_eq!(marked.0, vec![0, 0, 5, 0]);
+        assert_eq!(marked.1, vec![2, 1, 1, 1]);
+        // Pipe after the first SACK: RFC 12 - 1 = 11; FACK 12 - 1 SACKed - 2 lost = 9.
+        let mut first = board_with(12).with_fack_marking();
+        first.add_sack(r(5, 6));
+        first.mark_lost_by_sack();
+        assert_eq!(first.in_flight(), 9);
+        // Nothing is lost while the highest SACK is less than 4 above snd_una (fack 3: 3 - 4 < 0).
+        let mut near = board_with(12).with_fack_marking();
+        near.add_sack(r(3, 4));
+        assert_eq!(near.mark_lost_by_sack(), 0);
+        fack.check_invariants();
+        rfc.check_invariants();
     }
 
     #[test]

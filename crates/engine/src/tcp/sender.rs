@@ -12,6 +12,8 @@
 //! - sending: while pipe < max(cwnd, allowance). The allowance (`next_pkts_in_flight_`) starts at the old
 //!   cwnd, is lowered to pipe + 1 before each sending opportunity and to max(pipe - 1, 1) after each
 //!   transmission (`send_much`), so about one packet leaves per two ACKs until pipe has fallen to cwnd;
+//! - loss marking (`Scoreboard::with_fack_marking`): a hole is lost once the highest SACK lies 4 or more
+//!   sequence numbers above it (ns-2 `ScoreBoard1`), and recovery starts at the first such mark;
 //! - exit (the recovery point acknowledged, from Recovery or Loss): if cwnd < ssthresh, cwnd = ssthresh
 //!   capped at outstanding + 3 (`tcp_moderate_cwnd`, `tcp_max_burst` = 3); no COMPLETE_CWR, no undo;
 //! - a timeout clears the allowance;
@@ -125,12 +127,16 @@ pub struct Sender {
 impl Sender {
     pub fn new(cfg: SenderConfig, cc: Box<dyn CongestionControl>) -> Self {
         let wants_rate = cc.wants_rate_samples();
+        let mut sb = if wants_rate { Scoreboard::with_rate_stamps() } else { Scoreboard::new() };
+        if cfg.recovery == Recovery::Linux26 {
+            sb = sb.with_fack_marking();
+        }
         Sender {
             rtt: RttEstimator::new(cfg.rto_min),
             ns2_rto: (cfg.recovery == Recovery::Linux26).then(|| Ns2Rto::new(cfg.rto_min)),
             cfg,
             cc,
-            sb: if wants_rate { Scoreboard::with_rate_stamps() } else { Scoreboard::new() },
+            sb,
             state: CaState::Open,
             recover: 0,
             dupacks: 0,

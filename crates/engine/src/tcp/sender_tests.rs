@@ -319,33 +319,35 @@ fn linux_2_6_recovery_starts_at_min_cwnd_and_halves_the_sending_rate() {
 
 #[test]
 fn linux_2_6_recovery_exit_caps_cwnd_at_outstanding_plus_three() {
-    // IW 10: segments 0..9 out; 0..4 are lost, 5..9 arrive.
+    // IW 10: segments 0..9 out; 0..4 are lost (a burst), 5..9 arrive. ns-2's FACK-style marking: a hole
+    // is lost once the highest SACK lies 4 or more above it, and recovery starts at the first mark.
     let mut s = sender(Recovery::Linux26, 10);
     start(&mut s);
-    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 6)], false)), vec![(10, false)]);
-    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 7)], false)), vec![(11, false)]);
-    // 7 arrives: three SACKed segments above 0..4, which are all lost. ssthresh 5, cwnd = 5 / 2 = 2.
-    // pipe = 12 - 3 SACKed - 5 lost = 4; allowance min(10, 4 + 1) = 5: retransmit 0 (pipe 5, allowance 4).
-    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 8)], false)), vec![(0, true)]);
-    assert_eq!((s.cc().cwnd(), s.cc().ssthresh(), s.in_flight()), (2, 5, 5));
-    // 8: pipe 4 = allowance. 9: pipe 3 < 4: retransmit 1 (pipe 4, allowance 3). 10: pipe 3. 11: pipe 2 < 3:
-    // retransmit 2 (pipe 3, allowance 2).
-    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 9)], false)), vec![]);
-    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 10)], false)), vec![(1, true)]);
-    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 11)], false)), vec![]);
-    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 12)], false)), vec![(2, true)]);
-    // The retransmissions come back one by one (partial ACKs; recovery point 11):
-    //   0: ACK 1, pipe 2, allowance 2, cwnd 2: nothing.
-    //   1: ACK 2, pipe 1 < 2: retransmit 3 (pipe 2, allowance max(1, 1) = 1).
-    //   2: ACK 3, pipe 1 < cwnd 2: retransmit 4.   3: ACK 4, pipe 1 < 2: new segment 12.
-    assert_eq!(feed(&mut s, ms(200), ack(1, &[(5, 12)], true)), vec![]);
-    assert_eq!(feed(&mut s, ms(200), ack(2, &[(5, 12)], true)), vec![(3, true)]);
-    assert_eq!(feed(&mut s, ms(200), ack(3, &[(5, 12)], true)), vec![(4, true)]);
-    assert_eq!(feed(&mut s, ms(200), ack(4, &[(5, 12)], true)), vec![(12, false)]);
+    // 5 arrives: fack 5, so 0 and 1 are lost at the first duplicate ACK. ssthresh 10 / 2 = 5, cwnd = 5 / 2
+    // = 2. pipe = 10 out - 1 SACKed - 2 lost = 7; allowance min(10, 7 + 1) = 8: retransmit 0 (pipe 8,
+    // allowance 7).
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 6)], false)), vec![(0, true)]);
     assert_eq!(s.state(), CaState::Recovery);
-    // 4 arrives: cumulative ACK 12 ends recovery with one segment (12) outstanding. cwnd 2 < ssthresh 5:
-    // cwnd = min(5, 1 + 3) = 4, below ssthresh, so the flow slow-starts back; 13, 14, 15 go out.
-    assert_eq!(feed(&mut s, ms(300), ack(12, &[], true)), vec![(13, false), (14, false), (15, false)]);
+    assert_eq!((s.cc().cwnd(), s.cc().ssthresh(), s.in_flight()), (2, 5, 8));
+    // Each further SACK marks one more hole and takes one packet out of the pipe: pipe falls by two, so
+    // one retransmission leaves per ACK. 6: 2 lost, pipe 10 - 2 - 3 + 1 = 6 < 7: retransmit 1
+    // (allowance 6). 7: 3 lost, pipe 5: retransmit 2 (allowance 5). 8: 4 lost, pipe 4: retransmit 3
+    // (allowance 4). 9: no new hole, pipe 4 = allowance: nothing.
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 7)], false)), vec![(1, true)]);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 8)], false)), vec![(2, true)]);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 9)], false)), vec![(3, true)]);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 10)], false)), vec![]);
+    // The retransmissions come back one by one (partial ACKs; recovery point 9):
+    //   0: ACK 1, pipe 9 - 5 - 4 + 3 = 3 < 4: retransmit 4 (allowance 3).   1: ACK 2, pipe 3: nothing.
+    //   2: ACK 3, pipe 2 < 3: new segment 10 (allowance 2).   3: ACK 4, pipe 2: nothing.
+    assert_eq!(feed(&mut s, ms(200), ack(1, &[(5, 10)], true)), vec![(4, true)]);
+    assert_eq!(feed(&mut s, ms(200), ack(2, &[(5, 10)], true)), vec![]);
+    assert_eq!(feed(&mut s, ms(200), ack(3, &[(5, 10)], true)), vec![(10, false)]);
+    assert_eq!(feed(&mut s, ms(200), ack(4, &[(5, 10)], true)), vec![]);
+    assert_eq!(s.state(), CaState::Recovery);
+    // 4 arrives: cumulative ACK 10 ends recovery with one segment (10) outstanding. cwnd 2 < ssthresh 5:
+    // cwnd = min(5, 1 + 3) = 4, below ssthresh, so the flow slow-starts back; 11, 12, 13 go out.
+    assert_eq!(feed(&mut s, ms(300), ack(10, &[], true)), vec![(11, false), (12, false), (13, false)]);
     assert_eq!(s.state(), CaState::Open);
     assert_eq!((s.cc().cwnd(), s.cc().ssthresh()), (4, 5));
     assert_eq!((s.counters().loss_events, s.counters().retransmissions), (1, 5));
