@@ -164,7 +164,8 @@ class FlowSpec(_Table):
     stop: Duration | None = None                         # None: sends until the end of the run
     # Loss recovery: RFC 6675 SACK, RFC 6582 NewReno, or "linux-2.6": ns-2.35 TCP-Linux / Linux 2.6
     # rate-halving (cwnd = the algorithm's min_cwnd at entry, ~1 packet per 2 ACKs, ssthresh at exit),
-    # with ns-2's retransmission timer (RTO = max(rto_min, SRTT + 4 RTTVAR), 1 ms ticks).
+    # with ns-2's retransmission timer (RTO = max(rto_min, SRTT + 4 RTTVAR), 1 ms ticks) and loss marking
+    # (a hole is lost once the highest SACK lies 4 or more above it).
     recovery: Literal["sack", "newreno", "linux-2.6"] = "sack"
     delayed_ack: bool = False
     initial_cwnd: Annotated[int, Field(ge=1)] = 2        # packets
