@@ -59,8 +59,9 @@ def finish(spec: Path, store: Path) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("how", ["SIGKILL", "Ctrl-C"])
 def test_a_killed_sweep_finishes_on_the_next_run(tmp_path, how):
-    # Longer runs than elsewhere, so that the sweep is surely stopped half way.
-    spec = write_small_sweep(tmp_path / "spec", duration="20s")
+    # Longer runs than elsewhere, so that the sweep is surely stopped half way: with 20 s runs a CI run
+    # (2026-11-21) saw all 24 finish before the Ctrl-C took effect.
+    spec = write_small_sweep(tmp_path / "spec", duration="60s")
     store = tmp_path / "store"
     process = start_sweep(spec, store)
     wait_for_stored(store, 6, process)
