@@ -65,7 +65,7 @@ fn entry<A: Algorithm>() -> Entry {
                 let names: Vec<&str> = A::INFO.variants.iter().map(|v| v.0).collect();
                 err(format!("{field}.variant"), format!("unknown variant '{variant}' of {}; accepted: {}", A::INFO.name, names.join(", ")))
             })?;
-            let cfg: A = merged(field, A::INFO.name, preset, params)?;
+            let cfg: A = merged(field, A::INFO.name, "name, variant, ", preset, params)?;
             cfg.validate(field)?;
             Ok(cfg.build(initial_cwnd))
         },
@@ -104,10 +104,12 @@ fn accepted_names() -> String {
         .join(", ")
 }
 
-/// Preset merged with the user's parameters, deserialised into the algorithm's config struct.
-fn merged<C: Serialize + DeserializeOwned>(
+/// Preset merged with the user's parameters, deserialised into the algorithm's config struct. Also used
+/// by the queue-discipline registry (`net::queue::registry`).
+pub(crate) fn merged<C: Serialize + DeserializeOwned>(
     field: &str,
     algorithm: &str,
+    fixed_keys: &str,
     preset: C,
     params: &Map<String, Value>,
 ) -> Result<C, ConfigError> {
@@ -119,7 +121,7 @@ fn merged<C: Serialize + DeserializeOwned>(
             let accepted: Vec<&str> = base.keys().map(|k| k.as_str()).collect();
             return Err(err(
                 format!("{field}.{key}"),
-                format!("unknown parameter for {algorithm}; accepted: name, variant, {}", accepted.join(", ")),
+                format!("unknown parameter for {algorithm}; accepted: {fixed_keys}{}", accepted.join(", ")),
             ));
         }
         base.insert(key.clone(), value.clone());

@@ -309,7 +309,7 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Direction, Payload};
+    use crate::net::packet::{Direction, Ecn, Payload};
     use crate::net::queue::DropTail;
 
     fn pkt(seq: u64) -> Packet {
@@ -319,6 +319,7 @@ mod tests {
             hop: 0,
             size: 1500,
             sent_at: SimTime(0),
+            ecn: Ecn::NotEct,
             payload: Payload::Data { seq, retransmission: false },
         }
     }

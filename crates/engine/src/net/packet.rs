@@ -75,6 +75,16 @@ impl Payload {
     }
 }
 
+/// The IP header's ECN field (RFC 3168 section 5). Senders that do not negotiate ECN send `NotEct`; an
+/// AQM may set `Ce` on an `Ect` packet instead of dropping it.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Ecn {
+    #[default]
+    NotEct,
+    Ect,
+    Ce,
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Packet {
     pub flow: u32,
@@ -85,6 +95,7 @@ pub struct Packet {
     pub size: u32,
     /// When the endpoint handed it to the network.
     pub sent_at: SimTime,
+    pub ecn: Ecn,
     pub payload: Payload,
 }
 

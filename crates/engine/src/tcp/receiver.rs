@@ -4,7 +4,7 @@
 //! once. With them, every second in-order packet is acknowledged, or after 100 ms (ns-2 `DelAck`
 //! interval); out-of-order data and data filling a hole are acknowledged at once (RFC 5681 section 4.2).
 
-use crate::net::packet::{Direction, Packet, Payload, SeqRange, MAX_SACK_BLOCKS};
+use crate::net::packet::{Direction, Ecn, Packet, Payload, SeqRange, MAX_SACK_BLOCKS};
 use crate::time::{SimDuration, SimTime};
 
 pub const DELAYED_ACK_TIMEOUT: SimDuration = SimDuration::from_millis(100);
@@ -171,6 +171,7 @@ impl Receiver {
             hop: 0,
             size: self.ack_size,
             sent_at: self.echo.0,
+            ecn: Ecn::NotEct,
             payload: Payload::ack(self.rcv_nxt, &blocks[..n], self.echo.1),
         });
     }
@@ -187,6 +188,7 @@ mod tests {
             hop: 0,
             size: 1500,
             sent_at: SimTime(seq),
+            ecn: Ecn::NotEct,
             payload: Payload::Data { seq, retransmission: false },
         }
     }

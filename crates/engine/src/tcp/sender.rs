@@ -31,7 +31,7 @@
 //!   retransmission of a fast retransmit still goes out at once (RFC 6675 4.3), outside the pacing budget.
 
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
-use crate::net::packet::{Direction, Packet, Payload};
+use crate::net::packet::{Direction, Ecn, Packet, Payload};
 use crate::tcp::rate::RateSampler;
 use crate::tcp::rto_ns2::Ns2Rto;
 use crate::tcp::rtt::RttEstimator;
@@ -492,6 +492,7 @@ impl Sender {
             hop: 0,
             size: self.cfg.packet_size,
             sent_at: now,
+            ecn: Ecn::NotEct,
             payload: Payload::Data { seq, retransmission },
         });
     }

@@ -4,7 +4,7 @@
 
 use crate::cc::newreno::{NewReno, NewRenoConfig};
 use crate::cc::common::Counting;
-use crate::net::packet::{Direction, Packet, Payload, SeqRange};
+use crate::net::packet::{Direction, Ecn, Packet, Payload, SeqRange};
 use crate::tcp::sender::{CaState, Recovery, Sender, SenderConfig};
 use crate::time::{SimDuration, SimTime};
 
@@ -34,6 +34,7 @@ fn ack(cum: u64, sack: &[(u64, u64)], echo_retx: bool) -> Packet {
         hop: 0,
         size: 40,
         sent_at: SimTime(0),
+        ecn: Ecn::NotEct,
         payload: Payload::ack(cum, &blocks, echo_retx),
     }
 }

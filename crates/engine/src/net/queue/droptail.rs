@@ -1,20 +1,30 @@
-//! Bottleneck queues. A `Queue` only stores and selects packets; the link owns the transmitter and asks
-//! the queue for the next packet when it becomes free, so AQMs that act at dequeue time (CoDel) and at
-//! enqueue time (RED) fit the same trait.
+//! DropTail: first in, first out, arrivals dropped when full (ns-2 `Queue/DropTail`).
 
+use super::registry::{Discipline, DisciplineInfo, QueueLimits};
+use super::{LinkInfo, Queue, QueueCounters};
 use crate::net::packet::Packet;
 use crate::time::SimTime;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
-pub trait Queue: Send {
-    /// Offer a packet. Returns it back if it is dropped.
-    fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Result<(), Packet>;
-    /// Take the next packet to transmit.
-    fn dequeue(&mut self, now: SimTime) -> Option<Packet>;
-    fn len_packets(&self) -> usize;
-    fn len_bytes(&self) -> u64;
-    fn is_empty(&self) -> bool {
-        self.len_packets() == 0
+/// DropTail has no parameters beyond its `size`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DropTailConfig {}
+
+impl Discipline for DropTailConfig {
+    const INFO: DisciplineInfo = DisciplineInfo {
+        name: "droptail",
+        summary: "first in, first out; an arrival is dropped when the buffer is full",
+        default_variant: "ns2",
+        variants: &[("ns2", "ns-2.35 Queue/DropTail (queue/drop-tail.cc): drop when length + 1 >= limit")],
+        params: &[],
+    };
+    fn variant(name: &str) -> Option<Self> {
+        (name == "ns2").then(DropTailConfig::default)
+    }
+    fn build(self, limits: QueueLimits, _link: LinkInfo) -> Box<dyn Queue> {
+        Box::new(DropTail::new(limits.packets, limits.bytes))
     }
 }
 
@@ -30,11 +40,12 @@ pub struct DropTail {
     limit_packets: usize,
     limit_bytes: Option<u64>,
     bytes: u64,
+    counters: QueueCounters,
 }
 
 impl DropTail {
     pub fn new(limit_packets: usize, limit_bytes: Option<u64>) -> Self {
-        DropTail { packets: VecDeque::with_capacity(limit_packets.min(1 << 16)), limit_packets, limit_bytes, bytes: 0 }
+        DropTail { packets: VecDeque::with_capacity(limit_packets.min(1 << 16)), limit_packets, limit_bytes, bytes: 0, counters: QueueCounters::default() }
     }
 }
 
@@ -42,6 +53,7 @@ impl Queue for DropTail {
     fn enqueue(&mut self, _now: SimTime, pkt: Packet) -> Result<(), Packet> {
         let over_bytes = self.limit_bytes.is_some_and(|b| self.bytes + pkt.size as u64 > b);
         if self.packets.len() + 1 >= self.limit_packets || over_bytes {
+            self.counters.overflow_drops += 1;
             return Err(pkt);
         }
         self.bytes += pkt.size as u64;
@@ -59,12 +71,15 @@ impl Queue for DropTail {
     fn len_bytes(&self) -> u64 {
         self.bytes
     }
+    fn counters(&self) -> QueueCounters {
+        self.counters
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Direction, Payload};
+    use crate::net::packet::{Direction, Ecn, Payload};
 
     fn pkt(seq: u64, size: u32) -> Packet {
         Packet {
@@ -73,6 +88,7 @@ mod tests {
             hop: 0,
             size,
             sent_at: SimTime(0),
+            ecn: Ecn::NotEct,
             payload: Payload::Data { seq, retransmission: false },
         }
     }

@@ -1,0 +1,175 @@
+//! Builds queue disciplines by name from their config documents and describes them for `cclab queues`,
+//! as `cc::registry` does for algorithms: a discipline's variant is a preset of its parameters, and each
+//! given parameter replaces the preset's value.
+
+use super::droptail::DropTailConfig;
+use super::{LinkInfo, Queue};
+use crate::cc::registry::{merged, ParamDoc};
+use crate::config::{err, ConfigError};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+pub struct DisciplineInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub default_variant: &'static str,
+    /// (variant, source it follows)
+    pub variants: &'static [(&'static str, &'static str)],
+    pub params: &'static [ParamDoc],
+}
+
+/// The hard limit of a buffer, from the scenario's `size`: packets (the one on the wire included, as
+/// ns-2's `queue-limit`), and optionally bytes waiting.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct QueueLimits {
+    pub packets: usize,
+    pub bytes: Option<u64>,
+}
+
+/// What every discipline module provides: its description, variant presets (a config struct whose fields
+/// are the parameters, with serde defaults), range checks and how to build it.
+pub trait Discipline: Serialize + DeserializeOwned + Sized + 'static {
+    const INFO: DisciplineInfo;
+    fn variant(name: &str) -> Option<Self>;
+    /// Checks beyond the types (ranges, order of thresholds); `field` is the config path for errors.
+    fn validate(&self, field: &str) -> Result<(), ConfigError> {
+        let _ = field;
+        Ok(())
+    }
+    fn build(self, limits: QueueLimits, link: LinkInfo) -> Box<dyn Queue>;
+}
+
+type BuildFn = fn(&str, &str, &Map<String, Value>, QueueLimits, LinkInfo) -> Result<Box<dyn Queue>, ConfigError>;
+type CheckFn = fn(&str, &str, &Map<String, Value>) -> Result<(), ConfigError>;
+
+pub struct Entry {
+    pub info: &'static DisciplineInfo,
+    build: BuildFn,
+    check: CheckFn,
+    defaults: fn(&str) -> Value,
+}
+
+fn configured<D: Discipline>(field: &str, variant: &str, params: &Map<String, Value>) -> Result<D, ConfigError> {
+    let preset = D::variant(variant).ok_or_else(|| {
+        let names: Vec<&str> = D::INFO.variants.iter().map(|v| v.0).collect();
+        err(format!("{field}.variant"), format!("unknown variant '{variant}' of {}; accepted: {}", D::INFO.name, names.join(", ")))
+    })?;
+    let cfg: D = merged(field, D::INFO.name, "discipline, size, variant, ", preset, params)?;
+    cfg.validate(field)?;
+    Ok(cfg)
+}
+
+fn entry<D: Discipline>() -> Entry {
+    Entry {
+        info: &D::INFO,
+        build: |field, variant, params, limits, link| Ok(configured::<D>(field, variant, params)?.build(limits, link)),
+        check: |field, variant, params| configured::<D>(field, variant, params).map(|_| ()),
+        defaults: |variant| serde_json::to_value(D::variant(variant)).unwrap_or(Value::Null),
+    }
+}
+
+/// Every discipline, in the order `cclab queues` lists them. Adding one is one line here.
+pub fn entries() -> Vec<Entry> {
+    vec![entry::<DropTailConfig>()]
+}
+
+fn find(field: &str, name: &str) -> Result<Entry, ConfigError> {
+    let all = entries();
+    let names: Vec<&str> = all.iter().map(|e| e.info.name).collect();
+    let accepted = names.join(", ");
+    all.into_iter()
+        .find(|e| e.info.name == name)
+        .ok_or_else(|| err(format!("{field}.discipline"), format!("unknown discipline '{name}'; accepted: {accepted}")))
+}
+
+fn variant_of<'a>(field: &str, entry: &Entry, params: &'a Map<String, Value>) -> Result<(String, Map<String, Value>), ConfigError> {
+    let variant = match params.get("variant") {
+        None => entry.info.default_variant.to_string(),
+        Some(Value::String(v)) => v.clone(),
+        Some(_) => return Err(err(format!("{field}.variant"), "must be a string")),
+    };
+    let mut rest = params.clone();
+    rest.remove("variant");
+    Ok((variant, rest))
+}
+
+/// Check a discipline's name and parameters without building it (config validation).
+pub fn check(field: &str, discipline: &str, params: &Map<String, Value>) -> Result<(), ConfigError> {
+    let entry = find(field, discipline)?;
+    let (variant, rest) = variant_of(field, &entry, params)?;
+    (entry.check)(field, &variant, &rest)
+}
+
+/// Build a discipline. `field` names the queue in errors (e.g. `network.bottleneck.queue`); `params` holds
+/// `variant` and the discipline's parameters.
+pub fn build(
+    field: &str,
+    discipline: &str,
+    params: &Map<String, Value>,
+    limits: QueueLimits,
+    link: LinkInfo,
+) -> Result<Box<dyn Queue>, ConfigError> {
+    let entry = find(field, discipline)?;
+    let (variant, rest) = variant_of(field, &entry, params)?;
+    (entry.build)(field, &variant, &rest, limits, link)
+}
+
+/// Every discipline with its variants (and their parameter values), parameter docs and sources.
+pub fn describe_all() -> Value {
+    Value::Array(
+        entries()
+            .iter()
+            .map(|e| {
+                let d = e.info;
+                json!({
+                    "name": d.name,
+                    "summary": d.summary,
+                    "default_variant": d.default_variant,
+                    "variants": d.variants.iter().map(|(v, source)| json!({
+                        "name": v, "source": source, "parameters": (e.defaults)(v)
+                    })).collect::<Vec<_>>(),
+                    "parameters": d.params.iter().map(|p| json!({"name": p.name, "doc": p.doc})).collect::<Vec<_>>(),
+                })
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LINK: LinkInfo = LinkInfo { rate_bps: 100_000_000, packet_size: 1500 };
+    const LIMITS: QueueLimits = QueueLimits { packets: 100, bytes: None };
+
+    #[test]
+    fn builds_droptail_and_names_the_field_of_a_bad_discipline() {
+        let q = build("network.bottleneck.queue", "droptail", &Map::new(), LIMITS, LINK).unwrap();
+        assert!(q.is_empty());
+        let e = build("network.bottleneck.queue", "dropfront", &Map::new(), LIMITS, LINK).err().unwrap();
+        assert_eq!(e.field, "network.bottleneck.queue.discipline");
+        assert!(e.message.contains("accepted: droptail"), "{}", e.message);
+    }
+
+    #[test]
+    fn unknown_parameters_and_variants_are_named() {
+        let mut params = Map::new();
+        params.insert("min_th".into(), json!(5));
+        let e = check("links.0.queue", "droptail", &params).err().unwrap();
+        assert_eq!(e.field, "links.0.queue.min_th");
+        let mut params = Map::new();
+        params.insert("variant".into(), json!("linux"));
+        let e = check("links.0.queue", "droptail", &params).err().unwrap();
+        assert_eq!(e.field, "links.0.queue.variant");
+        assert!(e.message.contains("ns2"), "{}", e.message);
+    }
+
+    #[test]
+    fn every_discipline_describes_its_default_variant() {
+        for d in describe_all().as_array().unwrap() {
+            let default = d["default_variant"].as_str().unwrap();
+            assert!(d["variants"].as_array().unwrap().iter().any(|v| v["name"] == default), "{d}");
+        }
+    }
+}
