@@ -53,7 +53,12 @@ pub struct ScenarioConfig {
     pub header_size: u32,
     #[serde(default = "default_ack")]
     pub ack_size: u32,
-    pub bottleneck: BottleneckConfig,
+    /// The dumbbell preset (seed 000's network). Exactly one of `bottleneck` and `topology` is given.
+    #[serde(default)]
+    pub bottleneck: Option<BottleneckConfig>,
+    /// The general form: named nodes joined by one-way links; each flow names its route.
+    #[serde(default)]
+    pub topology: Option<TopologyConfig>,
     pub flows: Vec<FlowConfig>,
     pub run: RunConfig,
 }
@@ -77,6 +82,51 @@ pub struct QueueConfig {
     pub limit_packets: u64,
     #[serde(default)]
     pub limit_bytes: Option<u64>,
+    /// `variant` and the discipline's own parameters (net/queue/registry.rs; `cclab queues` lists them).
+    #[serde(default)]
+    pub params: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The general network: nodes are named by the links that join them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologyConfig {
+    pub links: Vec<LinkConfig>,
+    /// Per-node settings, by node name (nodes without an entry have none).
+    #[serde(default)]
+    pub nodes: std::collections::BTreeMap<String, NodeConfig>,
+    /// The link the summary's `bottleneck` figures describe; default: the first link with a queue.
+    #[serde(default)]
+    pub bottleneck: Option<String>,
+}
+
+/// A one-way link from node `from` to node `to`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    /// Unique; reports and errors use it.
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub rate_bps: u64,
+    pub delay_ns: u64,
+    /// None: an unbounded FIFO (a host's access link that never limits).
+    #[serde(default)]
+    pub queue: Option<QueueConfig>,
+    /// Packet error rate, 0 <= p < 1.
+    #[serde(default)]
+    pub loss_rate: f64,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeConfig {
+    /// Each packet leaving this node waits processing_delay_ns + uniform[0, processing_jitter_ns] before
+    /// entering its next link (ns-2 `overhead_`, seed 001), in order.
+    #[serde(default)]
+    pub processing_delay_ns: u64,
+    #[serde(default)]
+    pub processing_jitter_ns: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -105,6 +155,12 @@ pub struct FlowConfig {
     pub rto_min_ns: u64,
     #[serde(default = "default_rwnd")]
     pub rwnd_packets: u64,
+    /// With `topology`: the nodes from the sender to the receiver. ACKs take `ack_route`, by default the
+    /// same nodes backwards. Not used with the dumbbell preset.
+    #[serde(default)]
+    pub route: Option<Vec<String>>,
+    #[serde(default)]
+    pub ack_route: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -133,23 +189,29 @@ impl ScenarioConfig {
         if self.ack_size == 0 {
             return Err(err("network.ack_size", "must be at least 1 byte"));
         }
-        let b = &self.bottleneck;
-        if b.rate_bps == 0 {
-            return Err(err("network.bottleneck.rate", "must be above 0 bit/s"));
-        }
-        if !(0.0..1.0).contains(&b.loss_rate) {
-            return Err(err("network.bottleneck.loss_rate", "must be in [0, 1)"));
-        }
-        validate_queue("network.bottleneck.queue", &b.queue)?;
-        if let Some(q) = &b.reverse_queue {
-            validate_queue("network.bottleneck.reverse_queue", q)?;
+        match (&self.bottleneck, &self.topology) {
+            (Some(b), None) => {
+                if b.rate_bps == 0 {
+                    return Err(err("network.bottleneck.rate", "must be above 0 bit/s"));
+                }
+                if !(0.0..1.0).contains(&b.loss_rate) {
+                    return Err(err("network.bottleneck.loss_rate", "must be in [0, 1)"));
+                }
+                validate_queue("network.bottleneck.queue", &b.queue)?;
+                if let Some(q) = &b.reverse_queue {
+                    validate_queue("network.bottleneck.reverse_queue", q)?;
+                }
+                // Each flow has 4 access links; event ids are 21 bits (crate::event::MAX_EVENT_ID).
+                if 4 * self.flows.len() + 2 > crate::event::MAX_EVENT_ID as usize {
+                    return Err(err("flows", format!("at most {} flows", (crate::event::MAX_EVENT_ID as usize - 2) / 4)));
+                }
+            }
+            (None, Some(t)) => t.validate()?,
+            (Some(_), Some(_)) => return Err(err("network", "give either a bottleneck (the dumbbell) or links, not both")),
+            (None, None) => return Err(err("network", "a network needs a bottleneck (the dumbbell) or links")),
         }
         if self.flows.is_empty() {
             return Err(err("flows", "at least one flow is needed"));
-        }
-        // Each flow has 4 access links; event ids are 21 bits (crate::event::MAX_EVENT_ID).
-        if 4 * self.flows.len() + 2 > crate::event::MAX_EVENT_ID as usize {
-            return Err(err("flows", format!("at most {} flows", (crate::event::MAX_EVENT_ID as usize - 2) / 4)));
         }
         for (i, f) in self.flows.iter().enumerate() {
             if f.access_rate_bps == 0 {
@@ -164,6 +226,13 @@ impl ScenarioConfig {
             if f.stop_ns.is_some_and(|s| s <= f.start_ns.saturating_add(f.start_jitter_ns)) {
                 return Err(err(format!("flows.{i}.stop"), "must be after start + start_jitter"));
             }
+            let needs_route = self.topology.is_some();
+            if needs_route && f.route.is_none() {
+                return Err(err(format!("flows.{i}.route"), "a flow over links needs a route: the nodes from sender to receiver"));
+            }
+            if !needs_route && (f.route.is_some() || f.ack_route.is_some()) {
+                return Err(err(format!("flows.{i}.route"), "routes are given over links; the dumbbell (network.bottleneck) routes its flows itself"));
+            }
         }
         let r = &self.run;
         if r.duration_ns == 0 {
@@ -176,10 +245,56 @@ impl ScenarioConfig {
     }
 }
 
-fn validate_queue(field: &str, q: &QueueConfig) -> Result<(), ConfigError> {
-    if q.discipline != "droptail" {
-        return Err(err(format!("{field}.discipline"), format!("unknown discipline '{}'; accepted: droptail", q.discipline)));
+impl TopologyConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.links.is_empty() {
+            return Err(err("network.links", "at least one link is needed"));
+        }
+        if self.links.len() > crate::event::MAX_EVENT_ID as usize {
+            return Err(err("network.links", format!("at most {} links", crate::event::MAX_EVENT_ID)));
+        }
+        let mut names = std::collections::BTreeSet::new();
+        let mut ends = std::collections::BTreeSet::new();
+        for (i, l) in self.links.iter().enumerate() {
+            let field = format!("network.links.{i}");
+            if l.name.is_empty() {
+                return Err(err(format!("{field}.name"), "must not be empty"));
+            }
+            if !names.insert(l.name.as_str()) {
+                return Err(err(format!("{field}.name"), format!("'{}' names two links; link names must be unique", l.name)));
+            }
+            if l.from == l.to {
+                return Err(err(format!("{field}.to"), format!("a link joins two different nodes ('{}' to itself)", l.from)));
+            }
+            if !ends.insert((l.from.as_str(), l.to.as_str())) {
+                return Err(err(format!("{field}.to"), format!("a second link from '{}' to '{}'; one link per direction and pair of nodes", l.from, l.to)));
+            }
+            if l.rate_bps == 0 {
+                return Err(err(format!("{field}.rate"), "must be above 0 bit/s"));
+            }
+            if !(0.0..1.0).contains(&l.loss_rate) {
+                return Err(err(format!("{field}.loss_rate"), "must be in [0, 1)"));
+            }
+            if let Some(q) = &l.queue {
+                validate_queue(&format!("{field}.queue"), q)?;
+            }
+        }
+        if let Some(b) = &self.bottleneck {
+            if !names.contains(b.as_str()) {
+                return Err(err("network.bottleneck_link", format!("no link is named '{b}'")));
+            }
+        }
+        for name in self.nodes.keys() {
+            if !self.links.iter().any(|l| &l.from == name || &l.to == name) {
+                return Err(err(format!("network.nodes.{name}"), "no link touches this node"));
+            }
+        }
+        Ok(())
     }
+}
+
+fn validate_queue(field: &str, q: &QueueConfig) -> Result<(), ConfigError> {
+    crate::net::queue::registry::check(field, &q.discipline, &q.params)?;
     if q.limit_packets == 0 {
         return Err(err(format!("{field}.size"), "a queue must hold at least 1 packet"));
     }

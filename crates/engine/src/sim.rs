@@ -1,31 +1,28 @@
-//! The simulation: builds a dumbbell from the config, runs the event loop, snapshots counters at the start
-//! of the measurement window and samples time series.
+//! The simulation: builds the network from the config (`net::topology`), runs the event loop, snapshots
+//! counters at the start of the measurement window and samples time series.
 //!
-//! Topology (one direction shown; the reverse path mirrors it for ACKs):
+//! Each packet carries the index of the link it is on along its flow's route (a list of link ids per
+//! direction), which says where it goes next. The dumbbell of seed 000 is one such network:
 //!
 //! ```text
-//!  sender i --access(i)--> R1 ==bottleneck==> R2 --access(i)--> receiver i
+//!  sender i --access(i)--> left ==bottleneck==> right --access(i)--> receiver i
 //! ```
-//! Each packet carries the index of the link it is on; its flow's path (a list of link ids per direction)
-//! says where it goes next, so other topologies only need other paths.
-
 use crate::cc::{registry, FlowContext};
 use crate::config::{ConfigError, ScenarioConfig};
 use crate::event::{Event, EventQueue};
 use crate::net::link::{Buffer, FifoBuffer, Link, LinkCounters};
 use crate::net::packet::{Direction, Packet};
+use crate::net::queue::registry::{self as queues, QueueLimits};
+use crate::net::queue::LinkInfo;
+use crate::net::topology::{LinkPlan, Topology};
 use crate::rng::SimRng;
-use crate::stats::{jain_index, BottleneckSummary, FlowSeries, FlowSummary, QueueSeries, Summary};
+use crate::stats::{jain_index, BottleneckSummary, FlowSeries, FlowSummary, LinkSeries, LinkSummary, QueueSeries, Summary};
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, SenderConfig, SenderCounters};
 use crate::time::{Rate, SimDuration, SimTime};
 
-/// Access links are unbounded exclusive FIFOs: they are never the bottleneck by construction, and
-/// the bottleneck hands packets straight to them (see `net::link`).
-const BOTTLENECK_FWD: usize = 0;
-const BOTTLENECK_REV: usize = 1;
-/// Random stream of the bottleneck's packet errors.
-const STREAM_BOTTLENECK_ERRORS: u64 = 1;
+/// Random stream of link i's packet errors is this + i (the dumbbell's bottleneck is link 0: stream 1).
+const STREAM_FIRST_LINK_ERRORS: u64 = 1;
 /// Random stream of flow i's congestion control is this + i (BBR's PROBE_BW start phase).
 const STREAM_FIRST_CC: u64 = 1 << 32;
 /// Random stream of flow i's start-time jitter is this + i.
@@ -46,7 +43,8 @@ struct Flow {
 struct Snapshot {
     delivered: Vec<u64>,
     senders: Vec<SenderCounters>,
-    bottleneck: LinkCounters,
+    /// Per reported link (`Simulation::reported`).
+    links: Vec<LinkCounters>,
 }
 
 pub struct Simulation {
@@ -56,6 +54,11 @@ pub struct Simulation {
     measure_from: SimTime,
     events: EventQueue,
     links: Vec<Link>,
+    plans: Vec<LinkPlan>,
+    /// Links with a queue, which report their figures (summary `links`, series `links`), in link order.
+    reported: Vec<usize>,
+    /// The link the summary's `bottleneck` and the `queue` series describe.
+    bottleneck: usize,
     flows: Vec<Flow>,
     /// Scratch buffer for packets an endpoint emits.
     out: Vec<Packet>,
@@ -65,6 +68,7 @@ pub struct Simulation {
     sample_interval: SimDuration,
     flow_series: FlowSeries,
     queue_series: QueueSeries,
+    link_series: LinkSeries,
     cc_scratch: Vec<(&'static str, f64)>,
 }
 
@@ -75,35 +79,17 @@ impl Simulation {
 
     pub fn new(cfg: ScenarioConfig) -> Result<Self, ConfigError> {
         cfg.validate()?;
-        let b = &cfg.bottleneck;
-        // DropTail drops only on arrival, so it runs as start times (see `net::link`).
-        let queue = |q: &crate::config::QueueConfig| {
-            Buffer::Fifo(FifoBuffer::new(q.limit_packets.min(usize::MAX as u64) as usize, q.limit_bytes))
-        };
-        let rev_queue = b.reverse_queue.as_ref().unwrap_or(&b.queue);
-        let mut links = vec![
-            Link::new(0, Rate::from_bps(b.rate_bps), SimDuration(b.delay_ns), queue(&b.queue))
-                .with_packet_errors(b.loss_rate, SimRng::new(cfg.run.seed, STREAM_BOTTLENECK_ERRORS))
-                .handing_off(),
-            Link::new(1, Rate::from_bps(b.rate_bps), SimDuration(b.delay_ns), queue(rev_queue)).handing_off(),
-        ];
+        let topology = Topology::from_config(&cfg)?;
+        let hand_off = topology.hand_off_links();
+        let mut links = Vec::with_capacity(topology.links.len());
+        for (i, plan) in topology.links.iter().enumerate() {
+            links.push(build_link(i, plan, hand_off[i], &cfg)?);
+        }
+        let reported: Vec<usize> = (0..links.len()).filter(|&i| topology.links[i].queue.is_some()).collect();
         let mut events = EventQueue::new();
         let mut flows = Vec::with_capacity(cfg.flows.len());
+        let mut routes = topology.routes.into_iter();
         for (i, f) in cfg.flows.iter().enumerate() {
-            let mut access = |delay_ns: u64| {
-                let id = links.len() as u32;
-                links.push(Link::new(
-                    id,
-                    Rate::from_bps(f.access_rate_bps),
-                    SimDuration(delay_ns),
-                    Buffer::Unbounded,
-                ));
-                id
-            };
-            let src_fwd = access(f.src_access_delay_ns);
-            let dst_fwd = access(f.dst_access_delay_ns);
-            let dst_rev = access(f.dst_access_delay_ns);
-            let src_rev = access(f.src_access_delay_ns);
             let mut cc = registry::build(&format!("flows.{i}.cc"), &f.cc, f.initial_cwnd)?;
             cc.attach(FlowContext {
                 packet_size: cfg.packet_size,
@@ -123,7 +109,7 @@ impl Simulation {
             flows.push(Flow {
                 sender,
                 receiver: Receiver::new(i as u32, cfg.ack_size, f.delayed_ack),
-                paths: [vec![src_fwd, BOTTLENECK_FWD as u32, dst_fwd], vec![dst_rev, BOTTLENECK_REV as u32, src_rev]],
+                paths: routes.next().expect("one route per flow"),
                 sender_timer: None,
                 receiver_timer: None,
             });
@@ -150,6 +136,9 @@ impl Simulation {
             measure_from,
             events,
             links,
+            plans: topology.links,
+            reported,
+            bottleneck: topology.bottleneck,
             flows,
             out: Vec::with_capacity(64),
             handed: Vec::with_capacity(64),
@@ -157,6 +146,7 @@ impl Simulation {
             sample_interval,
             flow_series: FlowSeries::default(),
             queue_series: QueueSeries::default(),
+            link_series: LinkSeries::default(),
             cc_scratch: Vec::new(),
         };
         if measure_from == SimTime::ZERO {
@@ -333,7 +323,7 @@ impl Simulation {
         Snapshot {
             delivered: self.flows.iter().map(|f| f.receiver.delivered()).collect(),
             senders: self.flows.iter().map(|f| f.sender.counters().clone()).collect(),
-            bottleneck: self.links[BOTTLENECK_FWD].counters(self.now),
+            links: self.reported.iter().map(|&l| self.links[l].counters(self.now)).collect(),
         }
     }
 
@@ -358,11 +348,20 @@ impl Simulation {
             }
             s.finish_row();
         }
-        let b = &self.links[BOTTLENECK_FWD];
+        let b = &self.links[self.bottleneck];
         self.queue_series.time_s.push(t);
         self.queue_series.queue_packets.push(b.queue_packets(self.now) as u64);
         self.queue_series.queue_bytes.push(b.queue_bytes(self.now));
         self.queue_series.drops.push(b.counters(self.now).drops);
+        for (k, &l) in self.reported.iter().enumerate() {
+            let link = &self.links[l];
+            let s = &mut self.link_series;
+            s.time_s.push(t);
+            s.link.push(k as u32);
+            s.queue_packets.push(link.queue_packets(self.now) as u64);
+            s.queue_bytes.push(link.queue_bytes(self.now));
+            s.drops.push(link.counters(self.now).drops);
+        }
     }
 
     /// Summary over the measurement window up to now.
@@ -370,7 +369,7 @@ impl Simulation {
         let zero = Snapshot {
             delivered: vec![0; self.flows.len()],
             senders: vec![SenderCounters::default(); self.flows.len()],
-            bottleneck: LinkCounters::default(),
+            links: vec![LinkCounters::default(); self.reported.len()],
         };
         let (snap, from) = match &self.snapshot {
             Some(s) => (s, self.measure_from),
@@ -403,18 +402,38 @@ impl Simulation {
                 }
             })
             .collect();
-        let link = &self.links[BOTTLENECK_FWD];
-        let b = link.counters(self.now);
-        let b0 = &snap.bottleneck;
         let window_ns = self.now.since(from).0;
-        let capacity_bits = link.rate().bits_per_sec as f64 * window;
+        let links: Vec<LinkSummary> = self
+            .reported
+            .iter()
+            .zip(&snap.links)
+            .map(|(&l, before)| {
+                let link = &self.links[l];
+                let plan = &self.plans[l];
+                let c = link.counters(self.now);
+                let capacity_bits = link.rate().bits_per_sec as f64 * window;
+                LinkSummary {
+                    name: plan.name.clone(),
+                    from: plan.from.clone(),
+                    to: plan.to.clone(),
+                    rate_bps: link.rate().bits_per_sec,
+                    utilization: if capacity_bits > 0.0 { ((c.bytes_tx - before.bytes_tx) * 8) as f64 / capacity_bits } else { 0.0 },
+                    packets_forwarded: c.packets_tx - before.packets_tx,
+                    drops: c.drops - before.drops,
+                    error_drops: c.error_drops - before.error_drops,
+                    mean_queue_packets: if window_ns > 0 { (c.queue_area - before.queue_area) as f64 / window_ns as f64 } else { 0.0 },
+                    max_queue_packets: c.max_queue_packets as u64,
+                }
+            })
+            .collect();
+        let b = self.reported.iter().position(|&l| l == self.bottleneck).map(|k| &links[k]);
         let bottleneck = BottleneckSummary {
-            utilization: if capacity_bits > 0.0 { ((b.bytes_tx - b0.bytes_tx) * 8) as f64 / capacity_bits } else { 0.0 },
-            drops: b.drops - b0.drops,
-            error_drops: b.error_drops - b0.error_drops,
-            mean_queue_packets: if window_ns > 0 { (b.queue_area - b0.queue_area) as f64 / window_ns as f64 } else { 0.0 },
-            max_queue_packets: b.max_queue_packets as u64,
-            packets_forwarded: b.packets_tx - b0.packets_tx,
+            utilization: b.map_or(0.0, |b| b.utilization),
+            drops: b.map_or(0, |b| b.drops),
+            error_drops: b.map_or(0, |b| b.error_drops),
+            mean_queue_packets: b.map_or(0.0, |b| b.mean_queue_packets),
+            max_queue_packets: b.map_or(0, |b| b.max_queue_packets),
+            packets_forwarded: b.map_or(0, |b| b.packets_forwarded),
         };
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
         Summary {
@@ -425,6 +444,7 @@ impl Simulation {
             jain_index: jain_index(&goodputs),
             flows,
             bottleneck,
+            links,
         }
     }
 
@@ -434,17 +454,25 @@ impl Simulation {
     pub fn queue_series(&self) -> &QueueSeries {
         &self.queue_series
     }
+    /// Queue series of every reported link; `link` indexes `link_names()`.
+    pub fn link_series(&self) -> &LinkSeries {
+        &self.link_series
+    }
+    /// Names of the reported links (those with a queue), in the order of the summary's `links`.
+    pub fn link_names(&self) -> Vec<&str> {
+        self.reported.iter().map(|&l| self.plans[l].name.as_str()).collect()
+    }
 
     /// Packet accounting for invariant checks: (data packets sent by all senders, data packets that reached
     /// a receiver, data packets dropped, data packets still in the network).
     pub fn data_packet_census(&self) -> (u64, u64, u64, u64) {
         let sent = self.flows.iter().map(|f| f.sender.counters().packets_sent).sum();
         let received = self.flows.iter().map(|f| f.receiver.received()).sum();
-        let mut forward_links = vec![BOTTLENECK_FWD as u32];
-        for f in &self.flows {
-            forward_links.push(f.paths[0][0]);
-            forward_links.push(f.paths[0][2]);
-        }
+        // Links on data routes; exact as long as no link carries both data and ACKs (true of the
+        // dumbbell and of any network whose flows all go one way over duplex links).
+        let mut forward_links: Vec<u32> = self.flows.iter().flat_map(|f| f.paths[0].iter().copied()).collect();
+        forward_links.sort_unstable();
+        forward_links.dedup();
         let (mut dropped, mut in_network) = (0, 0);
         for l in forward_links {
             let link = &self.links[l as usize];
@@ -458,5 +486,36 @@ impl Simulation {
     /// Congestion windows of all flows (for invariant checks).
     pub fn cwnds(&self) -> Vec<u32> {
         self.flows.iter().map(|f| f.sender.cc().cwnd()).collect()
+    }
+}
+
+/// Build link `id` from its plan. DropTail runs as start times (see `net::link`); other disciplines are
+/// scheduled queues built by the registry.
+fn build_link(id: usize, plan: &LinkPlan, hand_off: bool, cfg: &ScenarioConfig) -> Result<Link, ConfigError> {
+    let buffer = match &plan.queue {
+        None => Buffer::Unbounded,
+        Some(q) if q.discipline == "droptail" => {
+            Buffer::Fifo(FifoBuffer::new(q.limit_packets.min(usize::MAX as u64) as usize, q.limit_bytes))
+        }
+        Some(q) => {
+            let limits = QueueLimits { packets: q.limit_packets.min(usize::MAX as u64) as usize, bytes: q.limit_bytes };
+            let info = LinkInfo { rate_bps: plan.rate_bps, packet_size: cfg.packet_size };
+            Buffer::Scheduled(queues::build(&link_field(cfg, id, "queue"), &q.discipline, &q.params, limits, info)?)
+        }
+    };
+    let mut link = Link::new(id as u32, Rate::from_bps(plan.rate_bps), SimDuration(plan.delay_ns), buffer)
+        .with_packet_errors(plan.loss_rate, SimRng::new(cfg.run.seed, STREAM_FIRST_LINK_ERRORS + id as u64));
+    if hand_off {
+        link = link.handing_off();
+    }
+    Ok(link)
+}
+
+/// The config path of link `id`'s field, for error messages.
+fn link_field(cfg: &ScenarioConfig, id: usize, field: &str) -> String {
+    match (&cfg.topology, id) {
+        (Some(_), _) => format!("network.links.{id}.{field}"),
+        (None, 0) => format!("network.bottleneck.{field}"),
+        (None, _) => format!("network.bottleneck.reverse_{field}"),
     }
 }

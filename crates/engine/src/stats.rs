@@ -34,6 +34,26 @@ pub struct BottleneckSummary {
     pub packets_forwarded: u64,
 }
 
+/// The figures of one link that has a queue, over the measurement window.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LinkSummary {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub rate_bps: u64,
+    /// Bits put on the wire over capacity.
+    pub utilization: f64,
+    pub packets_forwarded: u64,
+    /// Packets dropped by the queue (overflow and AQM).
+    pub drops: u64,
+    /// Packets lost to random errors on the link.
+    pub error_drops: u64,
+    /// Time-average of packets waiting (the one on the wire excluded).
+    pub mean_queue_packets: f64,
+    /// Largest queue seen since the start of the run.
+    pub max_queue_packets: u64,
+}
+
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Summary {
     pub measure_from_s: f64,
@@ -43,6 +63,8 @@ pub struct Summary {
     pub events: u64,
     pub flows: Vec<FlowSummary>,
     pub bottleneck: BottleneckSummary,
+    /// Every link with a queue, in link order (the dumbbell: `bottleneck`, `bottleneck.reverse`).
+    pub links: Vec<LinkSummary>,
     /// Jain's fairness index of the flows' goodputs, (sum g)^2 / (n sum g^2).
     pub jain_index: f64,
 }
@@ -93,6 +115,17 @@ pub struct QueueSeries {
     pub queue_packets: Vec<u64>,
     pub queue_bytes: Vec<u64>,
     /// Cumulative queue drops at the bottleneck.
+    pub drops: Vec<u64>,
+}
+
+/// Queue samples of every link with a queue, columnar; `link` indexes the summary's `links`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LinkSeries {
+    pub time_s: Vec<f64>,
+    pub link: Vec<u32>,
+    pub queue_packets: Vec<u64>,
+    pub queue_bytes: Vec<u64>,
+    /// Cumulative queue drops.
     pub drops: Vec<u64>,
 }
 

@@ -2,3 +2,4 @@
 pub mod link;
 pub mod packet;
 pub mod queue;
+pub mod topology;
