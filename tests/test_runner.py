@@ -33,8 +33,9 @@ def test_progress_is_reported_in_about_200_chunks(example, fake_engine):
 def test_to_parquet(example, fake_engine, tmp_path):
     result = cclab.run(example, SHORT)
     out = result.to_parquet(tmp_path / "out")
-    assert sorted(p.name for p in out.iterdir()) == ["config.json", "queue.parquet", "summary.json",
-                                                    "summary.parquet", "timeseries.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "link_series.parquet", "links.parquet",
+                                                    "queue.parquet", "summary.json", "summary.parquet",
+                                                    "timeseries.parquet"]
     pd.testing.assert_frame_equal(pd.read_parquet(out / "summary.parquet"), result.flows)
     pd.testing.assert_frame_equal(pd.read_parquet(out / "timeseries.parquet"), result.timeseries)
     assert json.loads((out / "config.json").read_text()) == result.config

@@ -166,7 +166,7 @@ def test_queue_that_rounds_to_zero_packets(example_dict):
     (lambda d: d["network"].update(packet_size="1500"), "scenario error: network.packet_size: '1500' is not an integer"),
     (lambda d: d["network"].update(header_size=1500), "scenario error: network.header_size: 1500 leaves no payload"),
     (lambda d: d["network"]["bottleneck"].update(loss_rate=1.0), "scenario error: network.bottleneck.loss_rate: 1.0 is too large"),
-    (lambda d: d["network"]["bottleneck"]["queue"].update(discipline="red"), "scenario error: network.bottleneck.queue.discipline: 'red' is not accepted; use one of 'droptail'"),
+    (lambda d: d["network"]["bottleneck"]["queue"].update(discipline="red"), "scenario error: network.bottleneck.queue.discipline: 'red' is not a known queue discipline; use one of droptail"),
     (lambda d: d["flows"][0].update(recovery="tahoe"),
      "scenario error: flows.0.recovery: 'tahoe' is not accepted; use one of 'sack', 'newreno' or 'linux-2.6'"),
     (lambda d: d["flows"][0].update(delayed_ack="yes"), "scenario error: flows.0.delayed_ack: 'yes' is not a boolean; use true or false"),

@@ -18,9 +18,9 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from rich.text import Text
 
 from . import __version__
-from .engine import algorithm_list, canonical_algorithm
+from .engine import algorithm_list, canonical_algorithm, queue_list
 from .errors import CclabError
-from .report import algorithm_detail, algorithms_table, summary_tables
+from .report import algorithm_detail, algorithms_table, queues_table, summary_tables
 from .runner import run as run_scenario
 
 EXIT_ERROR = 2          # as click's usage errors: the command line or its input is wrong
@@ -50,7 +50,7 @@ def cli() -> None:
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario value, e.g. --set run.seed=3 --set flows.0.cc=cubic.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-              help="Write summary.parquet, timeseries.parquet, queue.parquet, summary.json to DIR.")
+              help="Write summary.parquet, timeseries.parquet, queue.parquet, links.parquet, link_series.parquet, summary.json to DIR.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no messages; only --json output.")
 def run_command(file: Path, as_json: bool, overrides: tuple[str, ...], out: Path | None, quiet: bool) -> None:
     """Run the scenario in FILE and print a summary per flow and of the bottleneck."""
@@ -109,6 +109,27 @@ def algorithms_command(name: str | None, as_json: bool) -> None:
         _stdout().print(algorithm_detail(matches[0]))
     else:
         _stdout().print(algorithms_table(algorithms))
+
+
+@cli.command("queues")
+@click.argument("name", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the engine's description as JSON.")
+def queues_command(name: str | None, as_json: bool) -> None:
+    """List the queue disciplines of the engine (DropTail, RED, ...), or describe NAME."""
+    queues = queue_list()
+    selected: object = queues
+    if name is not None:
+        matches = [entry for entry in queues if entry.get("name") == name]
+        if not matches:
+            known = ", ".join(str(entry.get("name")) for entry in queues)
+            raise CclabError(f"{name!r} is not a known queue discipline; use one of {known}")
+        selected = matches[0]
+    if as_json:
+        click.echo(json.dumps(selected, indent=2, default=str))
+    elif name is not None:
+        _stdout().print(algorithm_detail(matches[0], kind="discipline"))
+    else:
+        _stdout().print(queues_table(queues))
 
 
 @cli.command("reproduce")

@@ -43,6 +43,41 @@ def algorithm_list() -> list[dict]:
     return list(json.loads(engine.algorithms_json()))
 
 
+# Disciplines the Python side accepts when the engine cannot be asked (not built yet).
+STATIC_QUEUES = ("droptail",)
+
+
+def queue_list() -> list[dict]:
+    """The engine's description of its queue disciplines (name, variants, parameters, sources)."""
+    engine = load_engine()
+    if not hasattr(engine, "queues_json"):
+        return [{"name": name, "summary": "", "default_variant": "", "variants": [], "parameters": []}
+                for name in STATIC_QUEUES]
+    return list(json.loads(engine.queues_json()))
+
+
+def queue_parameters(discipline: str) -> set[str] | None:
+    """Engine parameter names of a discipline (every variant's), or None when the engine cannot say."""
+    try:
+        queues = queue_list()
+    except EngineUnavailable:
+        return None
+    for entry in queues:
+        if entry["name"] == discipline:
+            names = {str(p["name"]) for p in entry.get("parameters") or []}
+            for variant in entry.get("variants") or []:
+                names.update((variant.get("parameters") or {}).keys())
+            return names
+    return None
+
+
+def queue_names() -> list[str]:
+    try:
+        return [str(entry["name"]) for entry in queue_list()]
+    except EngineUnavailable:
+        return list(STATIC_QUEUES)
+
+
 def read_summary(simulation) -> dict:
     if hasattr(simulation, "summary"):
         return dict(simulation.summary())

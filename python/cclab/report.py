@@ -44,7 +44,27 @@ def summary_tables(result: Result, title: str) -> Group:
     link.add_row("drops (errors)", _number(bottleneck.get("error_drops")))
     link.add_row("mean queue, packets", _number(bottleneck.get("mean_queue_packets"), digits=1))
     link.add_row("Jain's fairness index", _number(summary.get("jain_index"), digits=4))
-    return Group(flows, link)
+    tables = [flows, link]
+    links = summary.get("links") or []
+    if len(links) > 2 or any(entry.get("name") not in ("bottleneck", "bottleneck.reverse") for entry in links):
+        tables.append(links_table(links))
+    return Group(*tables)
+
+
+def links_table(links: list[dict]) -> Table:
+    """Every link with a queue, one row each (shown for networks other than the dumbbell)."""
+    table = Table(title="links with a queue", title_justify="left")
+    for heading in ("link", "from", "to", "Mbit/s", "utilisation", "drops (queue)", "drops (errors)",
+                    "mean queue", "max queue"):
+        table.add_column(heading, justify="left" if heading in ("link", "from", "to") else "right")
+    for entry in links:
+        utilization = entry.get("utilization")
+        table.add_row(str(entry.get("name", "")), str(entry.get("from", "")), str(entry.get("to", "")),
+                      _number(entry.get("rate_bps"), MBIT, digits=1),
+                      "-" if utilization is None else f"{100 * utilization:.1f} %",
+                      _number(entry.get("drops")), _number(entry.get("error_drops")),
+                      _number(entry.get("mean_queue_packets"), digits=1), _number(entry.get("max_queue_packets")))
+    return table
 
 
 # The engine describes each algorithm with: name, aliases, summary, default_variant, variants (names, or
@@ -86,6 +106,16 @@ def _source(entry: dict) -> str:
     return "; ".join(str(s) for s in sources if s)
 
 
+def queues_table(queues: list[dict]) -> Table:
+    table = Table(title="queue disciplines", title_justify="left")
+    for heading in ("name", "variants", "parameters", "summary"):
+        table.add_column(heading)
+    for entry in queues:
+        table.add_row(str(entry.get("name", "")), ", ".join(v["name"] for v in _variants(entry)),
+                      ", ".join(row[0] for row in parameter_rows(entry)), str(entry.get("summary") or _source(entry)))
+    return table
+
+
 def algorithms_table(algorithms: list[dict]) -> Table:
     table = Table(title="algorithms", title_justify="left")
     for heading in ("name", "aliases", "variants", "parameters", "summary"):
@@ -98,11 +128,11 @@ def algorithms_table(algorithms: list[dict]) -> Table:
     return table
 
 
-def algorithm_detail(entry: dict) -> Group:
+def algorithm_detail(entry: dict, kind: str = "algorithm") -> Group:
     header = Table.grid(padding=(0, 2))
     header.add_column(style="bold")
     header.add_column()
-    header.add_row("algorithm", str(entry.get("name", "")))
+    header.add_row(kind, str(entry.get("name", "")))
     for label, key in (("aliases", "aliases"), ("summary", "summary"), ("default variant", "default_variant")):
         value = entry.get(key)
         if value:

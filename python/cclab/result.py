@@ -19,9 +19,11 @@ class Result:
     bottleneck: dict            # utilization, drops, mean_queue_packets, ...
     timeseries: pd.DataFrame    # one row per flow per sample: time_s, flow, cwnd, ...
     queue: pd.DataFrame         # one row per sample: time_s, queue_packets, queue_bytes, drops
+    links: pd.DataFrame         # one row per link with a queue: name, utilization, drops, mean queue, ...
+    link_series: pd.DataFrame   # one row per such link per sample: time_s, link, queue_packets, ...
 
     @classmethod
-    def from_engine(cls, config: dict, summary: dict, series: dict) -> "Result":
+    def from_engine(cls, config: dict, summary: dict, series: dict, link_series: dict | None = None) -> "Result":
         # The engine hands back columns (dict of lists), which pandas takes without a per-row loop.
         return cls(
             config=config,
@@ -30,6 +32,8 @@ class Result:
             bottleneck=dict(summary.get("bottleneck", {})),
             timeseries=pd.DataFrame(series.get("flows", {})),
             queue=pd.DataFrame(series.get("queue", {})),
+            links=pd.DataFrame(summary.get("links", [])),
+            link_series=pd.DataFrame(link_series or {}),
         )
 
     @property
@@ -48,6 +52,8 @@ class Result:
         self.flows.to_parquet(out / "summary.parquet", index=False)
         self.timeseries.to_parquet(out / "timeseries.parquet", index=False)
         self.queue.to_parquet(out / "queue.parquet", index=False)
+        self.links.to_parquet(out / "links.parquet", index=False)
+        self.link_series.to_parquet(out / "link_series.parquet", index=False)
         (out / "summary.json").write_text(self.summary_json() + "\n", encoding="utf-8")
         (out / "config.json").write_text(json.dumps(self.config, indent=2) + "\n", encoding="utf-8")
         return out

@@ -19,7 +19,7 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, InstanceOf,
                       field_validator, model_validator)
 
 from . import _toml
-from .engine import algorithm_names, canonical_algorithm
+from .engine import algorithm_names, canonical_algorithm, queue_names, queue_parameters
 from .errors import BadValue, ScenarioError, scenario_error_from_validation
 from .overrides import apply_overrides
 from .units import QueueSize, parse_duration, parse_queue_size, parse_rate
@@ -40,9 +40,10 @@ class _Table(BaseModel):
     def _known_keys_only(cls, data: Any) -> Any:
         # Checked here rather than left to extra="forbid" so the message can list the accepted keys.
         if isinstance(data, dict):
-            unknown = [key for key in data if key not in cls.model_fields]
+            keys = [field.alias or name for name, field in cls.model_fields.items()]
+            unknown = [key for key in data if key not in keys]
             if unknown:
-                accepted = "one of " + ", ".join(cls.model_fields)
+                accepted = "one of " + ", ".join(keys)
                 if len(unknown) == 1:
                     raise BadValue(f"unknown key {unknown[0]!r}", accepted, subpath=(unknown[0],))
                 raise BadValue("unknown keys " + ", ".join(repr(k) for k in unknown), accepted)
@@ -51,39 +52,172 @@ class _Table(BaseModel):
 
 # --- network -----------------------------------------------------------------------------------------
 
-class QueueSpec(_Table):
-    discipline: Literal["droptail"] = "droptail"
-    size: Annotated[InstanceOf[QueueSize], BeforeValidator(parse_queue_size)]
+@dataclass(frozen=True)
+class QueueSpec:
+    """A queue as written: its discipline, its size (resolved against its link later) and the
+    discipline's own parameters, already in the engine's units (durations in ns, rates in bit/s)."""
+
+    discipline: str
+    size: QueueSize
+    params: Mapping[str, Any]
+
+    def engine_config(self, rate_bps: int, one_way_delay_ns: int, packet_size: int, ack_size: int) -> dict:
+        packets, limit_bytes = self.size.limits(rate_bps, one_way_delay_ns, packet_size, ack_size)
+        config = {"discipline": self.discipline, "limit_packets": packets, "limit_bytes": limit_bytes}
+        if self.params:
+            config["params"] = dict(self.params)
+        return config
+
+
+QUEUE_EXAMPLE = '{ discipline = "droptail", size = "1bdp" } (see `cclab queues`)'
+
+
+def parse_queue(value: Any) -> QueueSpec:
+    """{ discipline = "red", size = "1bdp", max_p = 0.1, target_delay = "5ms" } -> QueueSpec.
+
+    A parameter the engine names `x_ns` may be written `x` with a duration ("5ms"), one named `x_bps`
+    as `x` with a rate; anything else is passed as written, and the engine checks its range.
+    """
+    if isinstance(value, QueueSpec):
+        return value
+    if not isinstance(value, dict):
+        raise BadValue(f"{value!r} is not a queue", QUEUE_EXAMPLE)
+    table = dict(value)
+    discipline = table.pop("discipline", "droptail")
+    names = queue_names()
+    if discipline not in names:
+        raise BadValue(f"{discipline!r} is not a known queue discipline", "one of " + ", ".join(names),
+                       subpath=("discipline",))
+    if "size" not in table:
+        raise BadValue("the queue has no size", 'a size: packets ("100"), bytes ("150KB") or "k bdp"',
+                       subpath=("size",))
+    try:
+        size = parse_queue_size(table.pop("size"))
+    except BadValue as exc:
+        raise BadValue(exc.message, exc.accepted, subpath=("size",)) from None
+    known = queue_parameters(discipline)
+    params: dict[str, Any] = {}
+    for key, item in table.items():
+        try:
+            if known is not None and key not in known and key != "variant":
+                if f"{key}_ns" in known:
+                    params[f"{key}_ns"] = parse_duration(item)
+                    continue
+                if f"{key}_bps" in known:
+                    params[f"{key}_bps"] = parse_rate(item)
+                    continue
+                accepted = sorted({k[:-3] if k.endswith(("_ns")) else k for k in known} | {"variant"})
+                raise BadValue(f"unknown parameter {key!r} of {discipline}",
+                               "one of discipline, size, " + ", ".join(accepted))
+        except BadValue as exc:
+            raise BadValue(exc.message, exc.accepted, subpath=(key,)) from None
+        params[key] = item
+    return QueueSpec(discipline, size, params)
+
+
+QueueField = Annotated[InstanceOf[QueueSpec], BeforeValidator(parse_queue)]
 
 
 class BottleneckSpec(_Table):
     rate: Rate
     delay: Duration                      # one way
-    queue: QueueSpec
-    reverse_queue: QueueSpec | None = None   # None: the same as `queue`
+    queue: QueueField
+    reverse_queue: QueueField | None = None  # None: the same as `queue`
     loss_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0  # packet error rate, forward direction
+
+
+class LinkDirectionSpec(_Table):
+    """What the reverse direction of a duplex link does differently (an asymmetric access line)."""
+
+    rate: Rate | None = None
+    delay: Duration | None = None
+    queue: QueueField | None = None
+    loss_rate: Annotated[float, Field(ge=0.0, lt=1.0)] | None = None
+
+
+class LinkSpec(_Table):
+    """A link between two nodes: by default duplex, each direction its own one-way link and queue."""
+
+    name: str | None = None                 # default "from-to"; the reverse is "to-from" (or NAME.reverse)
+    from_: str = Field(alias="from")
+    to: str
+    rate: Rate
+    delay: Duration                         # one way
+    queue: QueueField | None = None         # None: an unbounded FIFO that never drops (a host's access line)
+    loss_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0   # random packet errors, each direction
+    duplex: bool = True
+    reverse: LinkDirectionSpec | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "LinkSpec":
+        if self.from_ == self.to:
+            raise BadValue(f"the link joins {self.to!r} to itself", "two different node names", subpath=("to",))
+        if self.rate <= 0:
+            raise BadValue("a link of 0 bit/s", "a positive rate", subpath=("rate",))
+        if self.reverse is not None and not self.duplex:
+            raise BadValue("a one-way link has no reverse direction", "duplex = true, or no reverse table",
+                           subpath=("reverse",))
+        return self
+
+    def directions(self) -> list[tuple[str, str, str, int, int, QueueSpec | None, float]]:
+        """(name, from, to, rate, delay, queue, loss_rate) of each one-way link this entry makes."""
+        forward_name = self.name or f"{self.from_}-{self.to}"
+        out = [(forward_name, self.from_, self.to, self.rate, self.delay, self.queue, self.loss_rate)]
+        if self.duplex:
+            r = self.reverse or LinkDirectionSpec()
+            reverse_name = f"{self.name}.reverse" if self.name else f"{self.to}-{self.from_}"
+            out.append((reverse_name, self.to, self.from_, r.rate if r.rate is not None else self.rate,
+                        r.delay if r.delay is not None else self.delay,
+                        r.queue if r.queue is not None else self.queue,
+                        r.loss_rate if r.loss_rate is not None else self.loss_rate))
+        return out
+
+
+class NodeSpec(_Table):
+    # Each packet a node sends waits processing_delay + uniform [0, processing_jitter] first, in order
+    # (ns-2's per-packet `overhead_`, which seed 001 sets to break phase effects).
+    processing_delay: Duration = 0
+    processing_jitter: Duration = 0
 
 
 class NetworkSpec(_Table):
     packet_size: Annotated[int, Field(gt=0)] = 1500   # bytes on the wire of a data packet
     header_size: Annotated[int, Field(ge=0)] = 40     # bytes of headers inside packet_size
     ack_size: Annotated[int, Field(gt=0)] = 40        # bytes on the wire of a pure ACK
-    access_rate: Rate | None = None                   # None: 10 x the bottleneck rate
-    bottleneck: BottleneckSpec
+    access_rate: Rate | None = None                   # dumbbell: None means 10 x the bottleneck rate
+    bottleneck: BottleneckSpec | None = None          # the dumbbell preset ...
+    links: list[LinkSpec] | None = None               # ... or a network of links, with routes in [[flows]]
+    nodes: dict[str, NodeSpec] = {}
+    rtt: Duration | None = None                       # links: the round trip a 'bdp' queue size refers to
+    bottleneck_link: str | None = None                # links: the link the summary's bottleneck describes
 
     @model_validator(mode="after")
     def _check(self) -> "NetworkSpec":
         if self.header_size >= self.packet_size:
             raise BadValue(f"{self.header_size} leaves no payload in a {self.packet_size}-byte packet",
                            f"fewer than {self.packet_size} bytes", subpath=("header_size",))
-        # Resolve both queue sizes now, so a 'bdp' that rounds to nothing is reported when loading.
-        self.queue_limits("queue")
-        self.queue_limits("reverse_queue")
+        if (self.bottleneck is None) == (self.links is None):
+            raise BadValue("both a bottleneck and links are given" if self.bottleneck else "there is no network",
+                           "either [network.bottleneck] (the dumbbell) or [[network.links]] with a route per flow")
+        if self.bottleneck is not None:
+            for key in ("nodes", "rtt", "bottleneck_link"):
+                if key in self.model_fields_set:
+                    raise BadValue(f"{key} belongs to a network of links", "[[network.links]] instead of a bottleneck",
+                                   subpath=(key,))
+            # Resolve both queue sizes now, so a 'bdp' that rounds to nothing is reported when loading.
+            self.queue_limits("queue")
+            self.queue_limits("reverse_queue")
+        else:
+            if self.access_rate is not None:
+                raise BadValue("access_rate belongs to the dumbbell", "a rate on each link", subpath=("access_rate",))
+            self.engine_topology()
         return self
 
     @property
     def access_rate_bps(self) -> int:
         # Access links ten times faster than the bottleneck never become the bottleneck themselves.
+        if self.bottleneck is None:
+            return 0
         return self.access_rate if self.access_rate is not None else 10 * self.bottleneck.rate
 
     def queue_limits(self, which: str) -> dict:
@@ -91,11 +225,52 @@ class NetworkSpec(_Table):
         spec = getattr(self.bottleneck, which) or self.bottleneck.queue
         used = which if getattr(self.bottleneck, which) is not None else "queue"
         try:
-            packets, limit_bytes = spec.size.limits(self.bottleneck.rate, self.bottleneck.delay,
-                                                    self.packet_size, self.ack_size)
+            return spec.engine_config(self.bottleneck.rate, self.bottleneck.delay, self.packet_size, self.ack_size)
         except BadValue as exc:
             raise BadValue(exc.message, exc.accepted, subpath=("bottleneck", used, "size")) from None
-        return {"discipline": spec.discipline, "limit_packets": packets, "limit_bytes": limit_bytes}
+
+    def engine_topology(self) -> dict:
+        """The engine's `topology`: every one-way link, node settings and the reported bottleneck."""
+        links = []
+        names: dict[str, int] = {}
+        ends: dict[tuple[str, str], int] = {}
+        for index, spec in enumerate(self.links or []):
+            for name, src, dst, rate, delay, queue, loss in spec.directions():
+                where = ("links", index)
+                if name in names:
+                    raise BadValue(f"the link name {name!r} is used twice", "unique link names",
+                                   subpath=(*where, "name"))
+                if (src, dst) in ends:
+                    raise BadValue(f"a second link from {src!r} to {dst!r}",
+                                   "one link per direction between two nodes", subpath=(*where, "to"))
+                names[name], ends[(src, dst)] = index, index
+                engine_queue = None
+                if queue is not None:
+                    if queue.size.kind == "bdp" and self.rtt is None:
+                        raise BadValue(f"{queue.size.text!r} needs a round trip to refer to",
+                                       'network.rtt (e.g. "100ms"), or a size in packets or bytes',
+                                       subpath=(*where, "queue", "size"))
+                    try:
+                        engine_queue = queue.engine_config(rate, (self.rtt or 0) // 2, self.packet_size,
+                                                           self.ack_size)
+                    except BadValue as exc:
+                        raise BadValue(exc.message, exc.accepted, subpath=(*where, "queue", "size")) from None
+                links.append({"name": name, "from": src, "to": dst, "rate_bps": rate, "delay_ns": delay,
+                              "queue": engine_queue, "loss_rate": float(loss)})
+        nodes_known = {n for pair in ends for n in pair}
+        for node in self.nodes:
+            if node not in nodes_known:
+                raise BadValue(f"no link touches node {node!r}", "a node named by a link's from or to",
+                               subpath=("nodes", node))
+        if self.bottleneck_link is not None and self.bottleneck_link not in names:
+            raise BadValue(f"no link is named {self.bottleneck_link!r}", "one of " + ", ".join(names),
+                           subpath=("bottleneck_link",))
+        return {
+            "links": links,
+            "nodes": {name: {"processing_delay_ns": n.processing_delay, "processing_jitter_ns": n.processing_jitter}
+                      for name, n in self.nodes.items()},
+            "bottleneck": self.bottleneck_link,
+        }
 
 
 # --- flows -------------------------------------------------------------------------------------------
@@ -171,9 +346,19 @@ class FlowSpec(_Table):
     initial_cwnd: Annotated[int, Field(ge=1)] = 2        # packets
     rto_min: Duration = 200 * MS
     rwnd: Annotated[int, Field(ge=1)] = 1_000_000_000    # packets; large enough never to limit
+    route: list[str] | None = None                       # links: nodes from the sender to the receiver
+    ack_route: list[str] | None = None                   # links: the ACKs' way back (default: route reversed)
 
     @model_validator(mode="after")
     def _check(self) -> "FlowSpec":
+        if self.route is not None and len(self.route) < 2:
+            raise BadValue("a route names at least two nodes", "the nodes from the sender to the receiver",
+                           subpath=("route",))
+        if self.route is not None:
+            for key in ("access_delay", "src_access_delay", "dst_access_delay"):
+                if getattr(self, key) is not None:
+                    raise BadValue(f"{key} belongs to the dumbbell; over links a flow's delays are its links'",
+                                   "a route without access delays", subpath=(key,))
         if self.access_delay is not None and (self.src_access_delay or self.dst_access_delay):
             # Both would set the same link; refusing is clearer than a silent precedence rule.
             raise BadValue("access_delay is given together with src_access_delay/dst_access_delay",
@@ -202,6 +387,8 @@ class FlowSpec(_Table):
             "initial_cwnd": self.initial_cwnd,
             "rto_min_ns": self.rto_min,
             "rwnd_packets": self.rwnd,
+            **({"route": list(self.route)} if self.route is not None else {}),
+            **({"ack_route": list(self.ack_route)} if self.ack_route is not None else {}),
         } for i in range(self.count)]
 
 
@@ -242,7 +429,21 @@ class Scenario(_Table):
 
     @model_validator(mode="after")
     def _check(self) -> "Scenario":
+        over_links = self.network.links is not None
+        hops = set()
+        if over_links:
+            hops = {(link["from"], link["to"]) for link in self.network.engine_topology()["links"]}
         for index, flow in enumerate(self.flows):
+            if over_links and flow.route is not None:
+                self._check_route(index, "route", flow.route, hops)
+                back = flow.ack_route if flow.ack_route is not None else flow.route[::-1]
+                self._check_route(index, "ack_route", back, hops, retraced=flow.ack_route is None)
+            if over_links and flow.route is None:
+                raise BadValue("a flow over [[network.links]] needs a route",
+                               'route = ["sender", "router", ..., "receiver"]', subpath=("flows", index, "route"))
+            if not over_links and (flow.route is not None or flow.ack_route is not None):
+                raise BadValue("routes belong to a network of links; the dumbbell routes its flows itself",
+                               "no route with [network.bottleneck]", subpath=("flows", index, "route"))
             if flow.start + flow.start_jitter >= self.run.duration:
                 what = "start" if flow.start_jitter == 0 else "start + start_jitter"
                 value = _seconds(flow.start) if flow.start_jitter == 0 else f"{what} = {_seconds(flow.start + flow.start_jitter)}"
@@ -251,20 +452,33 @@ class Scenario(_Table):
                                subpath=("flows", index, "start"))
         return self
 
+    @staticmethod
+    def _check_route(index: int, key: str, nodes: list[str], hops: set, retraced: bool = False) -> None:
+        for hop in zip(nodes, nodes[1:]):
+            if hop not in hops:
+                why = " for the ACKs, which retrace the route unless ack_route is given" if retraced else ""
+                raise BadValue(f"no link from {hop[0]!r} to {hop[1]!r}{why}",
+                               "a route along [[network.links]] (add the link, or make it duplex)",
+                               subpath=("flows", index, key))
+
     def to_engine_config(self) -> dict:
         """The engine config of docs/engine-interface.md: integers in base units, nothing implicit."""
         network = self.network
-        return {
-            "packet_size": network.packet_size,
-            "header_size": network.header_size,
-            "ack_size": network.ack_size,
-            "bottleneck": {
+        if network.bottleneck is not None:
+            where = {"bottleneck": {
                 "rate_bps": network.bottleneck.rate,
                 "delay_ns": network.bottleneck.delay,
                 "queue": network.queue_limits("queue"),
                 "reverse_queue": network.queue_limits("reverse_queue"),
                 "loss_rate": float(network.bottleneck.loss_rate),
-            },
+            }}
+        else:
+            where = {"topology": network.engine_topology()}
+        return {
+            "packet_size": network.packet_size,
+            "header_size": network.header_size,
+            "ack_size": network.ack_size,
+            **where,
             "flows": [config for flow in self.flows for config in flow.engine_flows(network.access_rate_bps)],
             "run": {
                 "duration_ns": self.run.duration,

@@ -134,8 +134,12 @@ pub struct NodeConfig {
 pub struct FlowConfig {
     /// `{"name": "...", "variant": "...", parameters...}`; validated by the congestion-control registry.
     pub cc: serde_json::Value,
+    /// Dumbbell only: the flow's own access links (sender to left router, right router to receiver).
+    #[serde(default)]
     pub src_access_delay_ns: u64,
+    #[serde(default)]
     pub dst_access_delay_ns: u64,
+    #[serde(default)]
     pub access_rate_bps: u64,
     #[serde(default)]
     pub start_ns: u64,
@@ -214,7 +218,7 @@ impl ScenarioConfig {
             return Err(err("flows", "at least one flow is needed"));
         }
         for (i, f) in self.flows.iter().enumerate() {
-            if f.access_rate_bps == 0 {
+            if self.bottleneck.is_some() && f.access_rate_bps == 0 {
                 return Err(err(format!("flows.{i}.access_rate"), "must be above 0 bit/s"));
             }
             if f.initial_cwnd == 0 {

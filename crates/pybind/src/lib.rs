@@ -57,6 +57,19 @@ impl Simulation {
         guard("the summary", || serde_json::to_string(&self.inner.summary()).expect("summary serialises"))
     }
 
+    /// Queue samples of every link with a queue: {column: list}, with `link` as the link's name.
+    fn link_series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let ls = self.inner.link_series();
+        let names = self.inner.link_names();
+        let out = PyDict::new_bound(py);
+        out.set_item("time_s", ls.time_s.clone())?;
+        out.set_item("link", ls.link.iter().map(|&k| names[k as usize]).collect::<Vec<&str>>())?;
+        out.set_item("queue_packets", ls.queue_packets.clone())?;
+        out.set_item("queue_bytes", ls.queue_bytes.clone())?;
+        out.set_item("drops", ls.drops.clone())?;
+        Ok(out)
+    }
+
     /// Time series: {"flows": {column: list}, "queue": {column: list}}.
     fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let fs = self.inner.flow_series();
@@ -85,6 +98,12 @@ impl Simulation {
     }
 }
 
+/// Every queue discipline with variants, parameters and sources, as a JSON string.
+#[pyfunction]
+fn queues_json() -> String {
+    cclab_engine::net::queue::registry::describe_all().to_string()
+}
+
 /// Every algorithm with variants, parameters and sources, as a JSON string.
 #[pyfunction]
 fn algorithms_json() -> String {
@@ -106,6 +125,7 @@ fn source_hash() -> &'static str {
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(algorithms_json, m)?)?;
+    m.add_function(wrap_pyfunction!(queues_json, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     Ok(())
