@@ -1,0 +1,206 @@
+"""Links that change over time, as a scenario writes them: trace-driven or scheduled rates, scheduled
+delays, bursty loss and link-layer ARQ. Each parser turns the TOML value into a small frozen object whose
+`engine()` is the engine config's form (docs/engine-interface.md); the engine's `net/capacity.rs`,
+`net/delay.rs`, `net/loss.rs` and `net/arq.rs` give them their meaning.
+
+    rate  = "100Mbps"                                   constant
+    rate  = { trace = "UMTS.down", mean = "384kbps" }   Mahimahi trace (scaled to a mean rate if given)
+    rate  = { at = ["0s", "20s"], value = ["10Mbps", "2Mbps"] }    piecewise constant (0bps: outage)
+    delay = "10ms"  or  { at = ["0s", "250s"], value = ["50ms", "100ms"] }   (packets on the wire keep theirs)
+    loss  = { model = "gilbert-elliott", p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_bad = 0.5 }
+    arq   = { loss_rate = 0.1, retry_delay = "80ms", max_attempts = 4 }     (or loss = { ... } inside)
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import BadValue
+from .units import parse_duration, parse_rate
+
+# The folder relative trace paths are read from: the scenario file's, while it is being loaded.
+scenario_dir: ContextVar[Path | None] = ContextVar("scenario_dir", default=None)
+
+RATE_ACCEPTED = ('a rate ("10Mbps"), { trace = "FILE", mean = "1Mbps" } or '
+                 '{ at = ["0s", "10s"], value = ["10Mbps", "2Mbps"] }')
+DELAY_ACCEPTED = 'a duration ("10ms") or { at = ["0s", "250s"], value = ["50ms", "100ms"] }'
+
+
+def _schedule(value: dict, parse, what: str, accepted: str) -> tuple[list[int], list[int]]:
+    """{ at = [...], value = [...] } -> (times in ns, values), checked: same length, starts at 0, sorted."""
+    if set(value) != {"at", "value"}:
+        raise BadValue(f"is not a {what} schedule", accepted)
+    at, values = value["at"], value["value"]
+    if not isinstance(at, list) or not isinstance(values, list) or not at or len(at) != len(values):
+        raise BadValue("at and value must be lists of the same, non-zero length", accepted)
+    times = []
+    for index, item in enumerate(at):
+        try:
+            times.append(parse_duration(item))
+        except BadValue as exc:
+            raise BadValue(exc.message, exc.accepted, subpath=("at", index)) from None
+    if times[0] != 0:
+        raise BadValue(f"the schedule starts at {times[0] / 1e9:g} s", "a first time of 0s", subpath=("at", 0))
+    for index in range(1, len(times)):
+        if times[index] <= times[index - 1]:
+            raise BadValue("times are not increasing", "a sorted list of distinct times", subpath=("at", index))
+    parsed = []
+    for index, item in enumerate(values):
+        try:
+            parsed.append(parse(item))
+        except BadValue as exc:
+            raise BadValue(exc.message, exc.accepted, subpath=("value", index)) from None
+    return times, parsed
+
+
+@dataclass(frozen=True)
+class TraceRate:
+    path: str                        # absolute
+    mean_bps: int | None             # scale the trace to this mean rate (None: as recorded)
+    bytes_per_opportunity: int
+
+    def engine(self) -> dict:
+        return {"trace": {"path": self.path, "mean_bps": self.mean_bps,
+                          "bytes_per_opportunity": self.bytes_per_opportunity}}
+
+
+@dataclass(frozen=True)
+class RateSchedule:
+    at_ns: tuple[int, ...]
+    rate_bps: tuple[int, ...]
+
+    def engine(self) -> dict:
+        return {"schedule": {"at_ns": list(self.at_ns), "rate_bps": list(self.rate_bps)}}
+
+
+def parse_link_rate(value: Any) -> "int | TraceRate | RateSchedule":
+    if isinstance(value, (TraceRate, RateSchedule)):
+        return value
+    if not isinstance(value, dict):
+        rate = parse_rate(value)
+        if rate <= 0:
+            raise BadValue(f"{value!r} is no rate", "a positive rate")
+        return rate
+    if "trace" in value:
+        unknown = set(value) - {"trace", "mean", "bytes_per_opportunity"}
+        if unknown:
+            raise BadValue(f"unknown key {sorted(unknown)[0]!r} of a trace rate",
+                           "trace, mean, bytes_per_opportunity", subpath=(sorted(unknown)[0],))
+        path = Path(str(value["trace"]))
+        if not path.is_absolute():
+            path = (scenario_dir.get() or Path.cwd()) / path
+        if not path.is_file():
+            raise BadValue(f"trace file {str(path)!r} does not exist",
+                           "a Mahimahi trace: one delivery time in ms per line", subpath=("trace",))
+        mean = None
+        if "mean" in value:
+            try:
+                mean = parse_rate(value["mean"])
+            except BadValue as exc:
+                raise BadValue(exc.message, exc.accepted, subpath=("mean",)) from None
+        size = value.get("bytes_per_opportunity", 1500)
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise BadValue(f"{size!r} is not a number of bytes", "a whole number of bytes such as 1500",
+                           subpath=("bytes_per_opportunity",))
+        return TraceRate(str(path.resolve()), mean, size)
+    times, rates = _schedule(value, parse_rate, "rate", RATE_ACCEPTED)
+    return RateSchedule(tuple(times), tuple(rates))
+
+
+@dataclass(frozen=True)
+class DelaySchedule:
+    at_ns: tuple[int, ...]
+    delay_ns: tuple[int, ...]
+
+    def engine(self) -> dict:
+        return {"at_ns": list(self.at_ns), "delay_ns": list(self.delay_ns)}
+
+
+def parse_link_delay(value: Any) -> "int | DelaySchedule":
+    if isinstance(value, DelaySchedule):
+        return value
+    if not isinstance(value, dict):
+        return parse_duration(value)
+    times, delays = _schedule(value, parse_duration, "delay", DELAY_ACCEPTED)
+    return DelaySchedule(tuple(times), tuple(delays))
+
+
+def _probability(table: dict, key: str, default: float | None = None) -> float:
+    value = table.get(key, default)
+    if value is None:
+        raise BadValue(f"{key} is missing", "a probability in [0, 1]", subpath=(key,))
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise BadValue(f"{value!r} is not a probability", "a number in [0, 1]", subpath=(key,))
+    return float(value)
+
+
+GE_KEYS = ("p_good_to_bad", "p_bad_to_good", "loss_good", "loss_bad")
+LOSS_ACCEPTED = ('{ model = "gilbert-elliott", p_good_to_bad = ..., p_bad_to_good = ..., loss_good = 0, '
+                 'loss_bad = 1 } or { model = "bernoulli", rate = ... }')
+
+
+def parse_loss_model(value: Any) -> dict:
+    """-> the engine's loss model: {"bernoulli": p} or {"gilbert_elliott": {...}}."""
+    if not isinstance(value, dict) or value.get("model") not in ("bernoulli", "gilbert-elliott"):
+        raise BadValue(f"{value!r} is not a loss model", LOSS_ACCEPTED,
+                       subpath=("model",) if isinstance(value, dict) else ())
+    allowed = {"model", "rate"} if value["model"] == "bernoulli" else {"model", *GE_KEYS}
+    unknown = sorted(set(value) - allowed)
+    if unknown:
+        raise BadValue(f"unknown key {unknown[0]!r} of a {value['model']} loss model", ", ".join(sorted(allowed)),
+                       subpath=(unknown[0],))
+    if value["model"] == "bernoulli":
+        return {"bernoulli": _probability(value, "rate")}
+    return {"gilbert_elliott": {
+        "p_good_to_bad": _probability(value, "p_good_to_bad"),
+        "p_bad_to_good": _probability(value, "p_bad_to_good"),
+        "loss_good": _probability(value, "loss_good", 0.0),
+        "loss_bad": _probability(value, "loss_bad", 1.0),
+    }}
+
+
+@dataclass(frozen=True)
+class Arq:
+    loss: dict               # engine loss model of each attempt
+    retry_delay_ns: int
+    max_attempts: int
+
+    def engine(self) -> dict:
+        return {"loss": self.loss, "retry_delay_ns": self.retry_delay_ns, "max_attempts": self.max_attempts}
+
+
+ARQ_ACCEPTED = '{ loss_rate = 0.1, retry_delay = "80ms", max_attempts = 4 } (or loss = { model = ... })'
+
+
+def parse_arq(value: Any) -> Arq:
+    if isinstance(value, Arq):
+        return value
+    if not isinstance(value, dict):
+        raise BadValue(f"{value!r} is not a link-layer ARQ", ARQ_ACCEPTED)
+    unknown = sorted(set(value) - {"loss_rate", "loss", "retry_delay", "max_attempts"})
+    if unknown:
+        raise BadValue(f"unknown key {unknown[0]!r} of an ARQ", "loss_rate or loss, retry_delay, max_attempts",
+                       subpath=(unknown[0],))
+    if ("loss_rate" in value) == ("loss" in value):
+        raise BadValue("an ARQ needs the loss of each attempt", "either loss_rate or loss = { model = ... }")
+    if "loss" in value:
+        try:
+            loss = parse_loss_model(value["loss"])
+        except BadValue as exc:
+            raise BadValue(exc.message, exc.accepted, subpath=("loss", *exc.subpath)) from None
+    else:
+        loss = {"bernoulli": _probability(value, "loss_rate")}
+    if "retry_delay" not in value:
+        raise BadValue("retry_delay is missing", "the link-layer round trip, e.g. \"80ms\"", subpath=("retry_delay",))
+    try:
+        retry = parse_duration(value["retry_delay"])
+    except BadValue as exc:
+        raise BadValue(exc.message, exc.accepted, subpath=("retry_delay",)) from None
+    attempts = value.get("max_attempts", 4)
+    if not isinstance(attempts, int) or isinstance(attempts, bool) or attempts < 1:
+        raise BadValue(f"{attempts!r} is not a number of attempts", "a whole number of at least 1",
+                       subpath=("max_attempts",))
+    return Arq(loss, retry, attempts)
