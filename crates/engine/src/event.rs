@@ -24,6 +24,8 @@ pub enum Event {
     Sample,
     /// Snapshot the counters at the start of the measurement window.
     MeasureStart,
+    /// A link's processing stage releases its head packet into the buffer (`net::processing`).
+    LinkIngress(u32),
 }
 
 /// Events are packed into one `u128` so the heap compares a single integer:
@@ -44,6 +46,7 @@ fn encode(event: Event) -> u64 {
         Event::FlowStart(id) => (4, id),
         Event::Sample => (5, 0),
         Event::MeasureStart => (6, 0),
+        Event::LinkIngress(id) => (7, id),
     };
     debug_assert!(id <= MAX_EVENT_ID);
     (kind << ID_BITS) | id as u64
@@ -58,7 +61,8 @@ fn decode(code: u64) -> Event {
         3 => Event::ReceiverTimer(id),
         4 => Event::FlowStart(id),
         5 => Event::Sample,
-        _ => Event::MeasureStart,
+        6 => Event::MeasureStart,
+        _ => Event::LinkIngress(id),
     }
 }
 
@@ -125,6 +129,7 @@ mod tests {
             Event::FlowStart(12),
             Event::Sample,
             Event::MeasureStart,
+            Event::LinkIngress(MAX_EVENT_ID),
         ];
         let mut q = EventQueue::new();
         for e in all {

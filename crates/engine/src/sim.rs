@@ -203,6 +203,10 @@ impl Simulation {
                 self.links[l as usize].on_tx_done(now, &mut self.events);
                 self.pass_on_handed_off(l as usize);
             }
+            Event::LinkIngress(l) => {
+                self.links[l as usize].on_ingress(now, &mut self.events);
+                self.pass_on_handed_off(l as usize);
+            }
             Event::SenderTimer(f) => {
                 let flow = &mut self.flows[f as usize];
                 if flow.sender_timer != Some(now) {

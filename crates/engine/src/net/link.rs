@@ -15,9 +15,26 @@
 //! A *hand-off* link (the bottleneck, whose every next hop is an unbounded link exclusive to one flow)
 //! does not keep a line either: it hands each packet with its arrival time to the next hop at once,
 //! which saves one event per packet and per direction.
+//!
+//! Models of links that change over time compose with any buffer, each in its own file:
+//! - `capacity`: the transmitter's rate (constant, a Mahimahi trace, a rate schedule);
+//! - `delay`: the propagation delay (constant or a schedule; the wire stays FIFO);
+//! - `loss`: random loss after transmission (Bernoulli, Gilbert-Elliott);
+//! - `arq`: link-layer retransmission with in-order delivery (UMTS RLC acknowledged mode);
+//! - `processing`: a node's per-packet processing delay in front of the buffer (`LinkIngress` events).
+//!
+//! All of them answer at transmission time, so the DropTail start-time fast path keeps working. A link
+//! that uses none of them (seed 000's) pays one never-taken branch per packet for their existence: they
+//! live behind one `Option<Box<Models>>`, tested once on arrival; the buffer code is compiled twice,
+//! with and without them, so that the plain copy has no further test.
 
 use crate::event::{Event, EventQueue};
+use crate::net::arq::Arq;
+use crate::net::capacity::{constant_bits_between, Capacity};
+use crate::net::delay::{Delay, Propagation};
+use crate::net::loss::{LossModel, LossProcess};
 use crate::net::packet::Packet;
+use crate::net::processing::ProcessingDelay;
 use crate::net::queue::Queue;
 use crate::rng::SimRng;
 use crate::time::{Rate, SimDuration, SimTime};
@@ -29,10 +46,23 @@ pub struct LinkCounters {
     /// Packets whose transmission has started.
     pub packets_tx: u64,
     pub bytes_tx: u64,
-    /// Packets refused by the queue (overflow or AQM).
+    /// Packets dropped by the buffer: `overflow_drops + early_drops`.
     pub drops: u64,
-    /// Packets lost to the random packet error rate (counted when accepted by the buffer).
+    /// Arrivals refused because the buffer was full.
+    pub overflow_drops: u64,
+    /// Packets dropped by the queue's AQM before the buffer was full (at enqueue or dequeue time).
+    pub early_drops: u64,
+    /// Packets the AQM marked CE instead of dropping them.
+    pub ecn_marks: u64,
+    /// Packets lost after their transmission started: the packet error rate (counted when the buffer
+    /// accepts the packet), the loss model, and packets the ARQ gave up on (also in `arq_failures`).
     pub error_drops: u64,
+    /// ARQ transmission attempts, first ones included (see `net::arq::ArqCounters`).
+    pub arq_attempts: u64,
+    pub arq_retransmissions: u64,
+    pub arq_failures: u64,
+    /// Delay the ARQ added to the packets it delivered (retries and head-of-line waits), ns.
+    pub arq_added_delay_ns: u128,
     /// Integral of the number of waiting packets over time, in packet-nanoseconds.
     pub queue_area: u128,
     pub max_queue_packets: usize,
@@ -92,9 +122,23 @@ pub enum Buffer {
     Scheduled(Box<dyn Queue>),
 }
 
+/// The models a link has beyond a constant rate and delay, boxed so that a plain link stays small and
+/// tests a single pointer for all of them.
+struct Models {
+    capacity: Capacity,
+    propagation: Propagation,
+    /// Loss after transmission (besides `Link::errors`, kept apart so that its draws never move).
+    loss: Option<LossProcess>,
+    arq: Option<Arq>,
+    /// Processing stage in front of the buffer.
+    ingress: Option<ProcessingDelay>,
+}
+
 pub struct Link {
     id: u32,
+    /// The constant rate, or the mean rate of a capacity model (for `LinkInfo` and reports).
     rate: Rate,
+    /// The constant delay, or a delay schedule's delay at time 0.
     delay: SimDuration,
     buffer: Buffer,
     /// When the transmitter finishes its current (or last scheduled) packet; in the past when idle.
@@ -112,6 +156,8 @@ pub struct Link {
     tx_time_cache: (u32, SimDuration),
     /// Packets handed to the next hop at transmission, with their arrival time there (None: keep a line).
     handed_off: Option<Vec<(SimTime, Packet)>>,
+    /// Capacity, delay, loss, ARQ and processing models; None for a plain link.
+    models: Option<Box<Models>>,
 }
 
 impl Link {
@@ -129,7 +175,67 @@ impl Link {
             last_queue_change: SimTime::ZERO,
             tx_time_cache: (0, SimDuration::ZERO),
             handed_off: None,
+            models: None,
         }
+    }
+
+    /// The models, created on first use with the link's constant rate and delay.
+    fn models_mut(&mut self) -> &mut Models {
+        let (rate, delay) = (self.rate, self.delay);
+        self.models.get_or_insert_with(|| {
+            Box::new(Models {
+                capacity: Capacity::Constant(rate),
+                propagation: Propagation::new(Delay::Constant(delay)),
+                loss: None,
+                arq: None,
+                ingress: None,
+            })
+        })
+    }
+
+    /// The transmitter's rate model. A constant rate keeps the link plain (unless another model is set).
+    pub fn with_capacity(mut self, capacity: Capacity) -> Self {
+        self.rate = Rate::from_bps(capacity.mean_rate_bps());
+        match (capacity, &mut self.models) {
+            (Capacity::Constant(rate), None) => self.rate = rate,
+            (capacity, _) => self.models_mut().capacity = capacity,
+        }
+        self
+    }
+
+    /// The propagation delay model. A constant delay keeps the link plain (unless another model is set).
+    pub fn with_delay_model(mut self, delay: Delay) -> Self {
+        self.delay = delay.at(SimTime::ZERO);
+        if matches!(delay, Delay::Constant(_)) && self.models.is_none() {
+            return self;
+        }
+        self.models_mut().propagation = Propagation::new(delay);
+        self
+    }
+
+    /// Random loss of transmitted packets, drawn from `rng` (after the packet error rate, if both are
+    /// set). A Bernoulli model with p = 0 is no model.
+    pub fn with_loss(mut self, model: LossModel, rng: SimRng) -> Self {
+        if !matches!(model, LossModel::Bernoulli(p) if p <= 0.0) {
+            self.models_mut().loss = Some(LossProcess::new(model, rng));
+        }
+        self
+    }
+
+    /// Link-layer retransmission of the packets the ARQ's own loss model takes (after the packet error
+    /// rate and the loss model, which it does not repair).
+    pub fn with_arq(mut self, arq: Arq) -> Self {
+        self.models_mut().arq = Some(arq);
+        self
+    }
+
+    /// Hold each arriving packet `fixed + uniform[0, jitter]` (drawn from `rng`) before it enters the
+    /// buffer, in arrival order (`net::processing`). Zero and zero is no stage.
+    pub fn with_processing_delay(mut self, fixed: SimDuration, jitter: SimDuration, rng: SimRng) -> Self {
+        if fixed > SimDuration::ZERO || jitter > SimDuration::ZERO {
+            self.models_mut().ingress = Some(ProcessingDelay::new(fixed, jitter, rng));
+        }
+        self
     }
 
     /// Drop each transmitted packet with probability `rate` (bit errors on the wire).
@@ -154,11 +260,28 @@ impl Link {
         }
     }
 
+    /// The constant rate, or the mean rate of the capacity model.
     pub fn rate(&self) -> Rate {
         self.rate
     }
+    /// The constant delay, or the delay schedule's delay at time 0.
     pub fn delay(&self) -> SimDuration {
         self.delay
+    }
+    /// Mean rate in bit/s (`Capacity::mean_rate_bps`): for the queue's `LinkInfo` and reports.
+    pub fn mean_rate_bps(&self) -> u64 {
+        self.rate.bits_per_sec
+    }
+    /// Bits the transmitter could have sent over [t0, t1): the denominator of utilisation. For a trace,
+    /// the opportunities in the window times their size.
+    pub fn capacity_bits_between(&self, t0: SimTime, t1: SimTime) -> u64 {
+        match &self.models {
+            Some(m) => m.capacity.bits_between(t0, t1),
+            None => constant_bits_between(self.rate, t0, t1),
+        }
+    }
+    pub fn capacity(&self) -> Option<&Capacity> {
+        self.models.as_ref().map(|m| &m.capacity)
     }
 
     /// Packets waiting for the transmitter at `now` (the one on the wire excluded).
@@ -180,7 +303,8 @@ impl Link {
     /// Packets this link holds in its own structures: the line, and a scheduled queue's contents.
     /// (A FIFO's waiting packets are already on the line or handed off, with their future times.)
     pub fn packets_held(&self) -> usize {
-        self.line.len() + if let Buffer::Scheduled(q) = &self.buffer { q.len_packets() } else { 0 }
+        let staged = self.models.as_ref().and_then(|m| m.ingress.as_ref()).map_or(0, |s| s.len());
+        self.line.len() + staged + if let Buffer::Scheduled(q) = &self.buffer { q.len_packets() } else { 0 }
     }
 
     /// Counters as of `now`. A FIFO accounts for accepted packets when they arrive; what lies in the
@@ -196,14 +320,60 @@ impl Link {
             }
             Buffer::Scheduled(q) => {
                 c.queue_area += q.len_packets() as u128 * now.since(self.last_queue_change).0 as u128;
+                // The discipline counts its own drops, dequeue-time ones included.
+                let qc = q.counters();
+                c.overflow_drops = qc.overflow_drops;
+                c.early_drops = qc.early_drops;
+                c.ecn_marks = qc.ecn_marks;
+                c.drops = qc.overflow_drops + qc.early_drops;
             }
             Buffer::Unbounded => {}
+        }
+        if let Some(arq) = self.models.as_ref().and_then(|m| m.arq.as_ref()) {
+            let a = arq.counters();
+            c.arq_attempts = a.attempts;
+            c.arq_retransmissions = a.retransmissions;
+            c.arq_failures = a.failures;
+            c.arq_added_delay_ns = a.added_delay_ns;
         }
         c
     }
 
     /// A packet arrives at the link's input at `now`. Returns the packet if the buffer dropped it.
     pub fn enqueue(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue) -> Option<Packet> {
+        if self.models.is_some() {
+            return self.enqueue_modelled(now, pkt, events);
+        }
+        self.join_buffer::<false>(now, pkt, events)
+    }
+
+    fn enqueue_modelled(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue) -> Option<Packet> {
+        let id = self.id;
+        if let Some(stage) = self.models.as_deref_mut().and_then(|m| m.ingress.as_mut()) {
+            if let Some(release) = stage.admit(now, pkt) {
+                events.schedule(release, Event::LinkIngress(id));
+            }
+            return None;
+        }
+        self.join_buffer::<true>(now, pkt, events)
+    }
+
+    /// The processing stage releases its head packet into the buffer. Returns the packet if the buffer
+    /// dropped it.
+    pub fn on_ingress(&mut self, now: SimTime, events: &mut EventQueue) -> Option<Packet> {
+        let id = self.id;
+        let stage = self.models.as_deref_mut().and_then(|m| m.ingress.as_mut()).expect("LinkIngress without a processing stage");
+        let (pkt, next) = stage.release(now);
+        if let Some(t) = next {
+            events.schedule(t, Event::LinkIngress(id));
+        }
+        self.join_buffer::<true>(now, pkt, events)
+    }
+
+    /// The packet joins the buffer at `now`. `MODELLED` says whether the link has models, so that the
+    /// plain copy of this code never tests for them again.
+    #[inline(always)]
+    fn join_buffer<const MODELLED: bool>(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue) -> Option<Packet> {
         let start = match &mut self.buffer {
             Buffer::Unbounded => self.busy_until.max(now),
             Buffer::Fifo(f) => {
@@ -212,6 +382,7 @@ impl Link {
                     let over_bytes = f.limit_bytes.is_some_and(|b| f.waiting_bytes + pkt.size as u64 > b);
                     if f.waiting.len() + 1 >= f.limit_packets || over_bytes {
                         self.counters.drops += 1;
+                        self.counters.overflow_drops += 1;
                         return Some(pkt);
                     }
                     f.waiting.push_back((self.busy_until, pkt.size));
@@ -223,33 +394,38 @@ impl Link {
             }
             Buffer::Scheduled(_) => return self.enqueue_scheduled(now, pkt, events),
         };
-        self.transmit(start, pkt, events);
+        if MODELLED {
+            self.transmit_modelled(start, pkt, events);
+        } else {
+            self.transmit_plain(start, pkt, events);
+        }
         None
     }
 
+    /// Every arrival is offered to the discipline, also when the transmitter is idle and the queue empty,
+    /// so that an AQM sees every arrival (ns-2's `Queue::recv` enqueues, then dequeues if not blocked);
+    /// the discipline counts its drops and marks.
     fn enqueue_scheduled(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue) -> Option<Packet> {
         let Buffer::Scheduled(queue) = &mut self.buffer else { unreachable!() };
-        if self.busy_until <= now && queue.is_empty() {
-            self.transmit(now, pkt, events);
-            return None;
-        }
         let dt = now.since(self.last_queue_change).0 as u128;
         self.counters.queue_area += queue.len_packets() as u128 * dt;
         self.last_queue_change = now;
-        match queue.enqueue(now, pkt) {
-            Ok(()) => {
-                self.counters.max_queue_packets = self.counters.max_queue_packets.max(queue.len_packets());
-                if !self.tx_done_pending {
-                    events.schedule(self.busy_until, Event::LinkTxDone(self.id));
-                    self.tx_done_pending = true;
-                }
-                None
-            }
-            Err(dropped) => {
-                self.counters.drops += 1;
-                Some(dropped)
+        if let Err(dropped) = queue.enqueue(now, pkt) {
+            return Some(dropped);
+        }
+        if self.busy_until <= now && !self.tx_done_pending {
+            // The transmitter is idle: the packet (or whichever the discipline picks) goes at once.
+            if let Some(next) = queue.dequeue(now) {
+                self.transmit(now, next, events);
             }
         }
+        let Buffer::Scheduled(queue) = &mut self.buffer else { unreachable!() };
+        self.counters.max_queue_packets = self.counters.max_queue_packets.max(queue.len_packets());
+        if !queue.is_empty() && !self.tx_done_pending {
+            events.schedule(self.busy_until.max(now), Event::LinkTxDone(self.id));
+            self.tx_done_pending = true;
+        }
+        None
     }
 
     /// The transmitter is free: take the next packet from a scheduled queue.
@@ -269,12 +445,29 @@ impl Link {
         }
     }
 
-    /// Start transmitting `pkt` at `start` (now, or a known future instant for FIFO buffers).
+    /// Start transmitting `pkt` at `start`, with the link's models if it has any.
     fn transmit(&mut self, start: SimTime, pkt: Packet, events: &mut EventQueue) {
-        if self.tx_time_cache.0 != pkt.size {
-            self.tx_time_cache = (pkt.size, self.rate.tx_time(pkt.size));
+        if self.models.is_some() {
+            self.transmit_modelled(start, pkt, events);
+        } else {
+            self.transmit_plain(start, pkt, events);
         }
-        let done = start + self.tx_time_cache.1;
+    }
+
+    /// Serialisation time at the constant rate, cached for the last packet size seen.
+    #[inline(always)]
+    fn constant_tx_time(&mut self, size: u32) -> SimDuration {
+        if self.tx_time_cache.0 != size {
+            self.tx_time_cache = (size, self.rate.tx_time(size));
+        }
+        self.tx_time_cache.1
+    }
+
+    /// Start transmitting `pkt` at `start` (now, or a known future instant for FIFO buffers): constant
+    /// rate and delay, packet errors.
+    #[inline(always)]
+    fn transmit_plain(&mut self, start: SimTime, pkt: Packet, events: &mut EventQueue) {
+        let done = start + self.constant_tx_time(pkt.size);
         self.busy_until = done;
         self.counters.packets_tx += 1;
         self.counters.bytes_tx += pkt.size as u64;
@@ -284,7 +477,46 @@ impl Link {
                 return;
             }
         }
-        let arrival = done + self.delay;
+        self.emit(done + self.delay, pkt, events);
+    }
+
+    /// `transmit_plain` with the models: capacity, then packet errors, loss, ARQ, and propagation.
+    fn transmit_modelled(&mut self, start: SimTime, pkt: Packet, events: &mut EventQueue) {
+        let done = match &mut self.models.as_deref_mut().expect("a modelled link").capacity {
+            Capacity::Constant(_) => start + self.constant_tx_time(pkt.size),
+            capacity => capacity.transmission_done(start, pkt.size),
+        };
+        self.busy_until = done;
+        self.counters.packets_tx += 1;
+        self.counters.bytes_tx += pkt.size as u64;
+        if let Some((p, rng)) = &mut self.errors {
+            if rng.bernoulli(*p) {
+                self.counters.error_drops += 1;
+                return;
+            }
+        }
+        let m = self.models.as_deref_mut().expect("a modelled link");
+        if m.loss.as_mut().is_some_and(|loss| loss.lose()) {
+            self.counters.error_drops += 1;
+            return;
+        }
+        let sent = match &mut m.arq {
+            None => done,
+            Some(arq) => match arq.deliver(done) {
+                Some(released) => released,
+                None => {
+                    self.counters.error_drops += 1;
+                    return;
+                }
+            },
+        };
+        let arrival = m.propagation.arrival(sent);
+        self.emit(arrival, pkt, events);
+    }
+
+    /// The packet will reach the far end at `arrival`: hand it off, or put it on the line.
+    #[inline(always)]
+    fn emit(&mut self, arrival: SimTime, pkt: Packet, events: &mut EventQueue) {
         if let Some(h) = &mut self.handed_off {
             h.push((arrival, pkt));
             return;
@@ -346,6 +578,7 @@ mod tests {
             let (t, ev) = events.pop().unwrap();
             match ev {
                 Event::LinkTxDone(_) => link.on_tx_done(t, events),
+                Event::LinkIngress(_) => assert!(link.on_ingress(t, events).is_none(), "no drop expected here"),
                 Event::LinkArrival(_) => {
                     let p = link.on_arrival(t, events);
                     if let Payload::Data { seq, .. } = p.payload {
@@ -356,6 +589,27 @@ mod tests {
             }
         }
         arrivals
+    }
+
+    fn sized(seq: u64, size: u32) -> Packet {
+        Packet { size, ..pkt(seq) }
+    }
+
+    /// Offer packets at the given instants (ns, non-decreasing), firing what is due before each as the
+    /// simulation would; then run to the end. Returns the arrivals as (time, seq) and the dropped seqs.
+    fn feed(link: &mut Link, offered: &[(u64, Packet)]) -> (Vec<(u64, u64)>, Vec<u64>) {
+        let mut events = EventQueue::new();
+        let mut arrived = vec![];
+        let mut dropped = vec![];
+        for (at, p) in offered {
+            arrived.extend(advance(link, &mut events, at.saturating_sub(1)));
+            if let Some(d) = link.enqueue(SimTime(*at), *p, &mut events) {
+                let Payload::Data { seq, .. } = d.payload else { unreachable!() };
+                dropped.push(seq);
+            }
+        }
+        arrived.extend(drain(link, &mut events));
+        (arrived, dropped)
     }
 
     #[test]
@@ -491,5 +745,242 @@ mod tests {
         // 8000 expected, binomial sd = 40.
         assert!((7_800..=8_200).contains(&arrived), "{arrived}");
         assert_eq!(l.counters(SimTime(t)).error_drops as usize + arrived, 10_000);
+    }
+
+    fn trace(text: &str) -> Capacity {
+        Capacity::Trace(crate::net::capacity::MahimahiTrace::parse(text).unwrap())
+    }
+
+    #[test]
+    fn a_trace_driven_link_delivers_exactly_the_traces_opportunities() {
+        // Trace 2, 2, 5 (ms), period 5 ms: opportunities at 2, 2, 5 | 7, 7, 10 | 12, 12, 15 ms. Ten
+        // 1500-byte packets offered at 0 to a 10-packet buffer, 10 ms delay: each takes one opportunity,
+        // so they arrive at 12, 12, 15, 17, 17, 20 ms (two loops: six packets) and 22, 22, 25, 27 ms.
+        for buffer in droptails(100) {
+            let mut l = link(buffer, 10).with_capacity(trace("2\n2\n5"));
+            let offered: Vec<(u64, Packet)> = (0..10).map(|s| (0, pkt(s))).collect();
+            let (arrived, dropped) = feed(&mut l, &offered);
+            assert!(dropped.is_empty());
+            let times: Vec<u64> = arrived.iter().map(|&(t, _)| t / MS).collect();
+            assert_eq!(times, vec![12, 12, 15, 17, 17, 20, 22, 22, 25, 27]);
+            assert!(arrived.windows(2).all(|w| w[0].1 + 1 == w[1].1), "in order");
+            // Two loops offered 6 x 12000 bits; the mean rate is 3 x 12000 bits / 5 ms = 7.2 Mbit/s.
+            assert_eq!(l.capacity_bits_between(SimTime::ZERO, SimTime(10 * MS + 1)), 72_000);
+            assert_eq!(l.mean_rate_bps(), 7_200_000);
+        }
+    }
+
+    #[test]
+    fn a_trace_driven_link_loses_opportunities_while_idle() {
+        // Trace "1" (one opportunity per ms), no delay. A packet at 0.5 ms waits for the 1 ms
+        // opportunity; the link then idles through 2..=9 ms, and a packet at 9.3 ms leaves at 10 ms;
+        // one at 12 ms exactly leaves at 12 ms.
+        for buffer in droptails(100) {
+            let mut l = link(buffer, 0).with_capacity(trace("1"));
+            let offered = [(MS / 2, pkt(0)), (9 * MS + 3 * MS / 10, pkt(1)), (12 * MS, pkt(2))];
+            let (arrived, _) = feed(&mut l, &offered);
+            assert_eq!(arrived, vec![(MS, 0), (10 * MS, 1), (12 * MS, 2)]);
+        }
+    }
+
+    #[test]
+    fn forty_byte_acks_share_one_opportunity() {
+        // Trace "1": 38 ACKs of 40 bytes (320 bits) offered at 0.5 ms. The 1 ms opportunity (12000 bits)
+        // carries 37 of them (11840 bits); the 38th takes the last 160 bits and 160 more at 2 ms.
+        for buffer in droptails(100) {
+            let mut l = link(buffer, 0).with_capacity(trace("1"));
+            let offered: Vec<(u64, Packet)> = (0..38).map(|s| (MS / 2, sized(s, 40))).collect();
+            let (arrived, _) = feed(&mut l, &offered);
+            assert_eq!(arrived.iter().filter(|&&(t, _)| t == MS).count(), 37);
+            assert_eq!(arrived[37], (2 * MS, 37));
+        }
+    }
+
+    #[test]
+    fn a_rate_schedule_paces_the_link() {
+        // 12 Mbit/s, then 6 Mbit/s from 2.5 ms: back-to-back packets leave at 1, 2, 3.5, 5.5 ms
+        // (capacity.rs works the third one out). Utilisation's denominator over [0, 4 ms): 2.5 ms x 12
+        // Mbit/s + 1.5 ms x 6 Mbit/s = 30000 + 9000 bits.
+        use crate::net::capacity::RateSchedule;
+        let schedule = RateSchedule::new(vec![(SimTime::ZERO, Rate::from_bps(12_000_000)), (SimTime(2_500_000), Rate::from_bps(6_000_000))])
+            .unwrap();
+        for buffer in droptails(100) {
+            let mut l = link(buffer, 0).with_capacity(Capacity::Schedule(schedule.clone()));
+            let offered: Vec<(u64, Packet)> = (0..4).map(|s| (0, pkt(s))).collect();
+            let (arrived, _) = feed(&mut l, &offered);
+            assert_eq!(arrived, vec![(1_000_000, 0), (2_000_000, 1), (3_500_000, 2), (5_500_000, 3)]);
+            assert_eq!(l.capacity_bits_between(SimTime::ZERO, SimTime(4 * MS)), 39_000);
+        }
+    }
+
+    #[test]
+    fn a_delay_decrease_never_reorders_the_link() {
+        // 1 ms per packet, delay 100 ms until 5 ms, then 10 ms. Ten packets at 0 finish at 1..=10 ms.
+        // Those done at 1-4 ms arrive at 101-104 ms; the one done at 5 ms takes the new delay, 15 ms,
+        // and so would the rest (16-20 ms): all held behind the 104 ms arrival.
+        use crate::net::delay::DelaySchedule;
+        let schedule = DelaySchedule::new(vec![(SimTime::ZERO, SimDuration::from_millis(100)), (SimTime(5 * MS), SimDuration::from_millis(10))])
+            .unwrap();
+        for buffer in droptails(100) {
+            let mut l = link(buffer, 0).with_delay_model(Delay::Schedule(schedule.clone()));
+            let offered: Vec<(u64, Packet)> = (0..10).map(|s| (0, pkt(s))).collect();
+            let (arrived, _) = feed(&mut l, &offered);
+            let expected: Vec<(u64, u64)> = (0..10).map(|s| ((101 + s.min(3)) * MS, s)).collect();
+            assert_eq!(arrived, expected);
+            assert_eq!(l.delay(), SimDuration::from_millis(100));
+        }
+    }
+
+    #[test]
+    fn constant_models_keep_the_link_plain() {
+        let l = link(Buffer::Unbounded, 10)
+            .with_capacity(Capacity::Constant(Rate::from_bps(6_000_000)))
+            .with_delay_model(Delay::Constant(SimDuration::from_millis(3)))
+            .with_loss(LossModel::Bernoulli(0.0), SimRng::new(1, 1))
+            .with_processing_delay(SimDuration::ZERO, SimDuration::ZERO, SimRng::new(1, 2));
+        assert!(l.models.is_none());
+        assert_eq!((l.rate(), l.delay()), (Rate::from_bps(6_000_000), SimDuration::from_millis(3)));
+        // 6 Mbit/s over 2 ms: 12000 bits.
+        assert_eq!(l.capacity_bits_between(SimTime(MS), SimTime(3 * MS)), 12_000);
+    }
+
+    #[test]
+    fn a_bernoulli_loss_model_drops_what_packet_errors_drop() {
+        // Same probability and random stream: the same packets are lost, one draw per transmitted packet.
+        let offered: Vec<(u64, Packet)> = (0..2_000).map(|s| (s * MS, pkt(s))).collect();
+        let mut errors = link(Buffer::Fifo(FifoBuffer::new(10, None)), 1).with_packet_errors(0.2, SimRng::new(3, 0));
+        let mut model = link(Buffer::Fifo(FifoBuffer::new(10, None)), 1).with_loss(LossModel::Bernoulli(0.2), SimRng::new(3, 0));
+        let a = feed(&mut errors, &offered);
+        let b = feed(&mut model, &offered);
+        assert_eq!(a, b);
+        let lost = 2_000 - a.0.len() as u64;
+        assert!(lost > 300, "{lost}");
+        assert_eq!(errors.counters(SimTime::MAX).error_drops, lost);
+        assert_eq!(model.counters(SimTime::MAX).error_drops, lost);
+    }
+
+    #[test]
+    fn an_arq_link_delivers_in_order_and_counts_its_work() {
+        // 1 ms per packet, 5 ms delay, attempts lost with p = 0.3, retried after 40 ms, at most 3
+        // attempts. Whatever the draws, arrivals never decrease, sequence numbers only grow, and
+        // delivered + failures = packets sent.
+        for buffer in droptails(1_000) {
+            let arq = Arq::new(LossModel::Bernoulli(0.3), SimRng::new(8, 1), SimDuration::from_millis(40), 3).unwrap();
+            let mut l = link(buffer, 5).with_arq(arq);
+            let offered: Vec<(u64, Packet)> = (0..5_000).map(|s| (s * MS, pkt(s))).collect();
+            let (arrived, dropped) = feed(&mut l, &offered);
+            assert!(dropped.is_empty());
+            assert!(arrived.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 < w[1].1));
+            let c = l.counters(SimTime::MAX);
+            assert_eq!(arrived.len() as u64 + c.arq_failures, 5_000);
+            assert_eq!(c.error_drops, c.arq_failures);
+            assert_eq!(c.arq_attempts, 5_000 + c.arq_retransmissions);
+            // P(fail) = 0.3^3 = 0.027: 135 expected, binomial sd sqrt(5000 x 0.027 x 0.973) = 11.5; 5 sd.
+            assert!((135 - 58..=135 + 58).contains(&c.arq_failures), "{}", c.arq_failures);
+            // Nothing arrives before its own 1 ms transmission and 5 ms delay.
+            assert!(arrived.iter().all(|&(t, s)| t >= (s + 1) * MS + 5 * MS));
+        }
+    }
+
+    #[test]
+    fn a_processing_stage_delays_arrivals_into_the_buffer() {
+        // 8 us of processing, no jitter: two packets at 0 join the buffer at 8 us, are sent 8 us-1.008 ms
+        // and 1.008-2.008 ms, and arrive 10 ms later.
+        for buffer in droptails(100) {
+            let mut l = link(buffer, 10).with_processing_delay(SimDuration::from_micros(8), SimDuration::ZERO, SimRng::new(1, 1));
+            let offered = [(0, pkt(0)), (0, pkt(1))];
+            let (arrived, _) = feed(&mut l, &offered);
+            assert_eq!(arrived, vec![(11_008_000, 0), (12_008_000, 1)]);
+        }
+    }
+
+    #[test]
+    fn a_processing_stage_with_jitter_keeps_order_and_hands_off() {
+        // Packets every 10 us into a hand-off link with 5 us + uniform[0, 100 us] processing: the packets
+        // overtake nothing, and the link hands each off when it is transmitted (at its LinkIngress).
+        let mut events = EventQueue::new();
+        let mut l = Link::new(0, Rate::from_bps(1_000_000_000), SimDuration::from_millis(1), Buffer::Fifo(FifoBuffer::new(1_000, None)))
+            .with_processing_delay(SimDuration::from_micros(5), SimDuration::from_micros(100), SimRng::new(2, 2))
+            .handing_off();
+        let mut handed = vec![];
+        for s in 0..1_000u64 {
+            let at = s * 10_000;
+            while events.peek_time().is_some_and(|t| t.0 < at) {
+                let (t, ev) = events.pop().unwrap();
+                assert_eq!(ev, Event::LinkIngress(0));
+                assert!(l.on_ingress(t, &mut events).is_none());
+                l.take_handed_off(&mut handed);
+            }
+            l.enqueue(SimTime(at), pkt(s), &mut events);
+        }
+        while let Some((t, _)) = events.pop() {
+            l.on_ingress(t, &mut events);
+            l.take_handed_off(&mut handed);
+        }
+        assert_eq!(handed.len(), 1_000);
+        assert_eq!(l.packets_held(), 0);
+        for (i, w) in handed.windows(2).enumerate() {
+            assert!(w[0].0 <= w[1].0, "arrival times decrease at {i}");
+            assert_eq!(w[1].1.payload, pkt(i as u64 + 1).payload);
+        }
+    }
+
+    /// A discipline that drops every third arrival early and counts what it is offered.
+    struct EveryThirdEarly {
+        inner: DropTail,
+        offered: u64,
+        early: u64,
+    }
+    impl Queue for EveryThirdEarly {
+        fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Result<(), Packet> {
+            self.offered += 1;
+            if self.offered.is_multiple_of(3) {
+                self.early += 1;
+                return Err(pkt);
+            }
+            self.inner.enqueue(now, pkt)
+        }
+        fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
+            self.inner.dequeue(now)
+        }
+        fn len_packets(&self) -> usize {
+            self.inner.len_packets()
+        }
+        fn len_bytes(&self) -> u64 {
+            self.inner.len_bytes()
+        }
+        fn counters(&self) -> QueueCounters {
+            QueueCounters { early_drops: self.early, ..self.inner.counters() }
+        }
+    }
+    use crate::net::queue::QueueCounters;
+
+    #[test]
+    fn a_scheduled_queue_sees_every_arrival_and_counts_drops_by_cause() {
+        // Packets 2 ms apart on a 1 ms/packet link find the transmitter idle every time; the discipline
+        // is offered all 9 anyway and drops the 3rd, 6th and 9th early. Then 4 packets at once into a
+        // limit of 2 (one on the wire + 1 waiting): the 10th goes, the 11th waits, the 12th is a third
+        // (early), the 13th overflows. In all 4 early drops + 1 overflow = 5 drops.
+        let queue = EveryThirdEarly { inner: DropTail::new(2, None), offered: 0, early: 0 };
+        let mut l = link(Buffer::Scheduled(Box::new(queue)), 0);
+        let mut offered: Vec<(u64, Packet)> = (0..9).map(|s| (2 * s * MS, pkt(s))).collect();
+        offered.extend((9..13).map(|s| (100 * MS, pkt(s))));
+        let (arrived, dropped) = feed(&mut l, &offered);
+        assert_eq!(dropped, vec![2, 5, 8, 11, 12]);
+        assert_eq!(arrived.len(), 8);
+        let c = l.counters(SimTime::MAX);
+        assert_eq!((c.early_drops, c.overflow_drops, c.drops), (4, 1, 5));
+    }
+
+    #[test]
+    fn fifo_counts_its_drops_as_overflow() {
+        for buffer in droptails(2) {
+            let mut l = link(buffer, 0);
+            let offered: Vec<(u64, Packet)> = (0..5).map(|s| (0, pkt(s))).collect();
+            let (_, dropped) = feed(&mut l, &offered);
+            assert_eq!(dropped, vec![2, 3, 4]);
+            let c = l.counters(SimTime::MAX);
+            assert_eq!((c.overflow_drops, c.early_drops, c.drops), (3, 0, 3));
+        }
     }
 }
