@@ -8,10 +8,13 @@
 //!
 //! Lengths never include the packet on the wire: it has left the queue.
 
+pub mod ared;
 pub mod droptail;
+pub mod red;
 pub mod registry;
 
 pub use droptail::DropTail;
+pub use red::Red;
 
 use crate::net::packet::Packet;
 use crate::rng::SimRng;
