@@ -8,12 +8,16 @@
 //!
 //! Lengths never include the packet on the wire: it has left the queue.
 
+pub mod ared;
 pub mod droptail;
+pub mod red;
 pub mod registry;
 
 pub use droptail::DropTail;
+pub use red::Red;
 
 use crate::net::packet::Packet;
+use crate::rng::SimRng;
 use crate::time::SimTime;
 
 /// What a discipline did to the packets offered to it, cumulative since the start of the run.
@@ -36,6 +40,19 @@ pub struct LinkInfo {
     pub rate_bps: u64,
     /// Bytes on the wire of the scenario's data packets.
     pub packet_size: u32,
+    /// One-way propagation delay of the link in ns (ns-2's RED derives its automatic EWMA weight from it).
+    pub delay_ns: u64,
+    /// Seed of the discipline's own random stream (RED's drop draws), taken through `rng()`. The builder
+    /// derives it from the run seed and the link id, so that two links never share draws and a run is
+    /// reproducible; disciplines without randomness ignore it.
+    pub rng_seed: u64,
+}
+
+impl LinkInfo {
+    /// The discipline's random stream.
+    pub fn rng(&self) -> SimRng {
+        SimRng::new(self.rng_seed, 0)
+    }
 }
 
 pub trait Queue: Send {

@@ -2,7 +2,9 @@
 //! as `cc::registry` does for algorithms: a discipline's variant is a preset of its parameters, and each
 //! given parameter replaces the preset's value.
 
+use super::ared::AredConfig;
 use super::droptail::DropTailConfig;
+use super::red::RedConfig;
 use super::{LinkInfo, Queue};
 use crate::cc::registry::{merged, ParamDoc};
 use crate::config::{err, ConfigError};
@@ -71,7 +73,7 @@ fn entry<D: Discipline>() -> Entry {
 
 /// Every discipline, in the order `cclab queues` lists them. Adding one is one line here.
 pub fn entries() -> Vec<Entry> {
-    vec![entry::<DropTailConfig>()]
+    vec![entry::<DropTailConfig>(), entry::<RedConfig>(), entry::<AredConfig>()]
 }
 
 fn find(field: &str, name: &str) -> Result<Entry, ConfigError> {
@@ -140,7 +142,7 @@ pub fn describe_all() -> Value {
 mod tests {
     use super::*;
 
-    const LINK: LinkInfo = LinkInfo { rate_bps: 100_000_000, packet_size: 1500 };
+    const LINK: LinkInfo = LinkInfo { rate_bps: 100_000_000, packet_size: 1500, delay_ns: 50_000_000, rng_seed: 1 };
     const LIMITS: QueueLimits = QueueLimits { packets: 100, bytes: None };
 
     #[test]
@@ -163,6 +165,39 @@ mod tests {
         let e = check("links.0.queue", "droptail", &params).err().unwrap();
         assert_eq!(e.field, "links.0.queue.variant");
         assert!(e.message.contains("ns2"), "{}", e.message);
+    }
+
+    #[test]
+    fn red_and_ared_build_by_name_and_bad_settings_name_their_field() {
+        const FIELD: &str = "network.bottleneck.queue";
+        for (name, variant) in [("red", "ns2"), ("ared", "ns2"), ("ared", "floyd2001")] {
+            let mut params = Map::new();
+            params.insert("variant".into(), json!(variant));
+            let q = build(FIELD, name, &params, LIMITS, LINK).unwrap();
+            let mut state = vec![];
+            q.state(&mut state);
+            assert_eq!(state.iter().find(|(n, _)| *n == "max_p").map(|s| s.1), Some(0.1), "{name}/{variant}");
+        }
+        let field_of_error = |name: &str, params: Value| {
+            check(FIELD, name, params.as_object().unwrap()).err().map(|e| e.field).unwrap_or_default()
+        };
+        for (name, params, field) in [
+            ("red", json!({"min_th": 20, "max_th": 10}), "max_th"),
+            ("red", json!({"min_th": 10, "max_th": 10}), "max_th"),
+            ("ared", json!({"max_th": 10}), "max_th"),
+            ("red", json!({"max_p": 0}), "max_p"),
+            ("ared", json!({"max_p": 1.5}), "max_p"),
+            ("red", json!({"w_q": 1.5}), "w_q"),
+            ("red", json!({"w_q": -0.5}), "w_q"),
+            ("ared", json!({"bottom": 0.6}), "bottom"),
+            ("red", json!({"interval": 0.5}), "interval"),
+        ] {
+            assert_eq!(field_of_error(name, params.clone()), format!("{FIELD}.{field}"), "{name} {params}");
+        }
+        // ns-2's automatic weights and explicit thresholds are accepted.
+        for w_q in [-2.0, -1.0, 0.0, 1.0] {
+            assert!(check(FIELD, "red", json!({"w_q": w_q, "min_th": 5, "max_th": 15}).as_object().unwrap()).is_ok());
+        }
     }
 
     #[test]
