@@ -10,10 +10,11 @@
 
 pub mod droptail;
 pub mod registry;
+pub mod timed_fifo;
 
 pub use droptail::DropTail;
 
-use crate::net::packet::Packet;
+use crate::net::packet::{Ecn, Packet};
 use crate::time::SimTime;
 
 /// What a discipline did to the packets offered to it, cumulative since the start of the run.
@@ -36,6 +37,21 @@ pub struct LinkInfo {
     pub rate_bps: u64,
     /// Bytes on the wire of the scenario's data packets.
     pub packet_size: u32,
+    /// Seed of the discipline's own random stream (run seed and link id).
+    pub rng_seed: u64,
+}
+
+/// Mark an ECN-capable packet CE instead of dropping it (RFC 3168 section 5). Returns false for a
+/// packet that is not ECN-capable, which must then be dropped. A packet already marked CE is ECN-capable
+/// and stays CE; it counts as marked, as in Linux's `INET_ECN_set_ce`.
+pub fn mark_ce(pkt: &mut Packet) -> bool {
+    match pkt.ecn {
+        Ecn::NotEct => false,
+        Ecn::Ect | Ecn::Ce => {
+            pkt.ecn = Ecn::Ce;
+            true
+        }
+    }
 }
 
 pub trait Queue: Send {

@@ -140,7 +140,7 @@ pub fn describe_all() -> Value {
 mod tests {
     use super::*;
 
-    const LINK: LinkInfo = LinkInfo { rate_bps: 100_000_000, packet_size: 1500 };
+    const LINK: LinkInfo = LinkInfo { rate_bps: 100_000_000, packet_size: 1500, rng_seed: 1 };
     const LIMITS: QueueLimits = QueueLimits { packets: 100, bytes: None };
 
     #[test]
