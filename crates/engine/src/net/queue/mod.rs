@@ -8,10 +8,12 @@
 //!
 //! Lengths never include the packet on the wire: it has left the queue.
 
+pub mod codel;
 pub mod droptail;
 pub mod registry;
 pub mod timed_fifo;
 
+pub use codel::Codel;
 pub use droptail::DropTail;
 
 use crate::net::packet::{Ecn, Packet};

@@ -2,6 +2,7 @@
 //! as `cc::registry` does for algorithms: a discipline's variant is a preset of its parameters, and each
 //! given parameter replaces the preset's value.
 
+use super::codel::CodelConfig;
 use super::droptail::DropTailConfig;
 use super::{LinkInfo, Queue};
 use crate::cc::registry::{merged, ParamDoc};
@@ -71,7 +72,7 @@ fn entry<D: Discipline>() -> Entry {
 
 /// Every discipline, in the order `cclab queues` lists them. Adding one is one line here.
 pub fn entries() -> Vec<Entry> {
-    vec![entry::<DropTailConfig>()]
+    vec![entry::<DropTailConfig>(), entry::<CodelConfig>()]
 }
 
 fn find(field: &str, name: &str) -> Result<Entry, ConfigError> {
@@ -149,7 +150,40 @@ mod tests {
         assert!(q.is_empty());
         let e = build("network.bottleneck.queue", "dropfront", &Map::new(), LIMITS, LINK).err().unwrap();
         assert_eq!(e.field, "network.bottleneck.queue.discipline");
-        assert!(e.message.contains("accepted: droptail"), "{}", e.message);
+        assert!(e.message.contains("accepted: droptail, codel"), "{}", e.message);
+    }
+
+    fn params(pairs: &[(&str, Value)]) -> Map<String, Value> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+    }
+
+    #[test]
+    fn aqm_disciplines_build_by_name_and_variant() {
+        for (name, variant) in [("codel", "rfc8289")] {
+            let q = build("q", name, &params(&[("variant", json!(variant))]), LIMITS, LINK).unwrap();
+            assert!(q.is_empty(), "{name}");
+            assert_eq!(q.counters(), super::super::QueueCounters::default());
+        }
+        let p = params(&[("target_ns", json!(2_000_000)), ("interval_ns", json!(50_000_000)), ("ecn", json!(true)), ("maxpacket_bytes", json!(9000))]);
+        assert!(build("q", "codel", &p, LIMITS, LINK).is_ok());
+    }
+
+    #[test]
+    fn bad_aqm_parameters_name_their_field() {
+        let cases = [
+            ("codel", "target_ns", json!(0), "q.target_ns"),
+            ("codel", "interval_ns", json!(1_000_000), "q.interval_ns"),
+            ("codel", "maxpacket_bytes", json!(0), "q.maxpacket_bytes"),
+            ("codel", "target", json!(5), "q.target"),
+        ];
+        for (name, key, value, field) in cases {
+            let e = check("q", name, &params(&[(key, value.clone())])).err().unwrap_or_else(|| panic!("{name} {key} = {value} accepted"));
+            assert_eq!(e.field, field, "{name} {key}: {}", e.message);
+        }
+        // interval_ns below the default target (5 ms) and below a given one.
+        let e = check("q", "codel", &params(&[("target_ns", json!(20_000_000)), ("interval_ns", json!(10_000_000))])).err().unwrap();
+        assert_eq!(e.field, "q.interval_ns");
+        assert!(e.message.contains("20000000"), "{}", e.message);
     }
 
     #[test]
