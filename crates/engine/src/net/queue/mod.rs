@@ -10,11 +10,13 @@
 
 pub mod codel;
 pub mod droptail;
+pub mod fq_codel;
 pub mod registry;
 pub mod timed_fifo;
 
 pub use codel::Codel;
 pub use droptail::DropTail;
+pub use fq_codel::FqCodel;
 
 use crate::net::packet::{Ecn, Packet};
 use crate::time::SimTime;

@@ -4,6 +4,7 @@
 
 use super::codel::CodelConfig;
 use super::droptail::DropTailConfig;
+use super::fq_codel::FqCodelConfig;
 use super::{LinkInfo, Queue};
 use crate::cc::registry::{merged, ParamDoc};
 use crate::config::{err, ConfigError};
@@ -72,7 +73,7 @@ fn entry<D: Discipline>() -> Entry {
 
 /// Every discipline, in the order `cclab queues` lists them. Adding one is one line here.
 pub fn entries() -> Vec<Entry> {
-    vec![entry::<DropTailConfig>(), entry::<CodelConfig>()]
+    vec![entry::<DropTailConfig>(), entry::<CodelConfig>(), entry::<FqCodelConfig>()]
 }
 
 fn find(field: &str, name: &str) -> Result<Entry, ConfigError> {
@@ -150,7 +151,7 @@ mod tests {
         assert!(q.is_empty());
         let e = build("network.bottleneck.queue", "dropfront", &Map::new(), LIMITS, LINK).err().unwrap();
         assert_eq!(e.field, "network.bottleneck.queue.discipline");
-        assert!(e.message.contains("accepted: droptail, codel"), "{}", e.message);
+        assert!(e.message.contains("accepted: droptail, codel, fq_codel"), "{}", e.message);
     }
 
     fn params(pairs: &[(&str, Value)]) -> Map<String, Value> {
@@ -159,13 +160,15 @@ mod tests {
 
     #[test]
     fn aqm_disciplines_build_by_name_and_variant() {
-        for (name, variant) in [("codel", "rfc8289")] {
+        for (name, variant) in [("codel", "rfc8289"), ("fq_codel", "rfc8290"), ("fq_codel", "linux")] {
             let q = build("q", name, &params(&[("variant", json!(variant))]), LIMITS, LINK).unwrap();
             assert!(q.is_empty(), "{name}");
             assert_eq!(q.counters(), super::super::QueueCounters::default());
         }
         let p = params(&[("target_ns", json!(2_000_000)), ("interval_ns", json!(50_000_000)), ("ecn", json!(true)), ("maxpacket_bytes", json!(9000))]);
         assert!(build("q", "codel", &p, LIMITS, LINK).is_ok());
+        let p = params(&[("flows", json!(16)), ("quantum_bytes", json!(300)), ("drop_batch", json!(8))]);
+        assert!(build("q", "fq_codel", &p, LIMITS, LINK).is_ok());
     }
 
     #[test]
@@ -175,6 +178,11 @@ mod tests {
             ("codel", "interval_ns", json!(1_000_000), "q.interval_ns"),
             ("codel", "maxpacket_bytes", json!(0), "q.maxpacket_bytes"),
             ("codel", "target", json!(5), "q.target"),
+            ("fq_codel", "target_ns", json!(0), "q.target_ns"),
+            ("fq_codel", "interval_ns", json!(4_000_000), "q.interval_ns"),
+            ("fq_codel", "flows", json!(0), "q.flows"),
+            ("fq_codel", "quantum_bytes", json!(0), "q.quantum_bytes"),
+            ("fq_codel", "drop_batch", json!(0), "q.drop_batch"),
         ];
         for (name, key, value, field) in cases {
             let e = check("q", name, &params(&[(key, value.clone())])).err().unwrap_or_else(|| panic!("{name} {key} = {value} accepted"));
