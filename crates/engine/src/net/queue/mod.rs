@@ -11,12 +11,14 @@
 pub mod codel;
 pub mod droptail;
 pub mod fq_codel;
+pub mod pie;
 pub mod registry;
 pub mod timed_fifo;
 
 pub use codel::Codel;
 pub use droptail::DropTail;
 pub use fq_codel::FqCodel;
+pub use pie::Pie;
 
 use crate::net::packet::{Ecn, Packet};
 use crate::time::SimTime;

@@ -5,6 +5,7 @@
 use super::codel::CodelConfig;
 use super::droptail::DropTailConfig;
 use super::fq_codel::FqCodelConfig;
+use super::pie::PieConfig;
 use super::{LinkInfo, Queue};
 use crate::cc::registry::{merged, ParamDoc};
 use crate::config::{err, ConfigError};
@@ -73,7 +74,7 @@ fn entry<D: Discipline>() -> Entry {
 
 /// Every discipline, in the order `cclab queues` lists them. Adding one is one line here.
 pub fn entries() -> Vec<Entry> {
-    vec![entry::<DropTailConfig>(), entry::<CodelConfig>(), entry::<FqCodelConfig>()]
+    vec![entry::<DropTailConfig>(), entry::<CodelConfig>(), entry::<FqCodelConfig>(), entry::<PieConfig>()]
 }
 
 fn find(field: &str, name: &str) -> Result<Entry, ConfigError> {
@@ -151,7 +152,7 @@ mod tests {
         assert!(q.is_empty());
         let e = build("network.bottleneck.queue", "dropfront", &Map::new(), LIMITS, LINK).err().unwrap();
         assert_eq!(e.field, "network.bottleneck.queue.discipline");
-        assert!(e.message.contains("accepted: droptail, codel, fq_codel"), "{}", e.message);
+        assert!(e.message.contains("accepted: droptail, codel, fq_codel, pie"), "{}", e.message);
     }
 
     fn params(pairs: &[(&str, Value)]) -> Map<String, Value> {
@@ -160,7 +161,7 @@ mod tests {
 
     #[test]
     fn aqm_disciplines_build_by_name_and_variant() {
-        for (name, variant) in [("codel", "rfc8289"), ("fq_codel", "rfc8290"), ("fq_codel", "linux")] {
+        for (name, variant) in [("codel", "rfc8289"), ("fq_codel", "rfc8290"), ("fq_codel", "linux"), ("pie", "rfc8033")] {
             let q = build("q", name, &params(&[("variant", json!(variant))]), LIMITS, LINK).unwrap();
             assert!(q.is_empty(), "{name}");
             assert_eq!(q.counters(), super::super::QueueCounters::default());
@@ -169,6 +170,8 @@ mod tests {
         assert!(build("q", "codel", &p, LIMITS, LINK).is_ok());
         let p = params(&[("flows", json!(16)), ("quantum_bytes", json!(300)), ("drop_batch", json!(8))]);
         assert!(build("q", "fq_codel", &p, LIMITS, LINK).is_ok());
+        let p = params(&[("alpha_hz", json!(0.0625)), ("beta_hz", json!(0.625)), ("t_update_ns", json!(7_500_000)), ("max_burst_ns", json!(0))]);
+        assert!(build("q", "pie", &p, LIMITS, LINK).is_ok());
     }
 
     #[test]
@@ -183,6 +186,12 @@ mod tests {
             ("fq_codel", "flows", json!(0), "q.flows"),
             ("fq_codel", "quantum_bytes", json!(0), "q.quantum_bytes"),
             ("fq_codel", "drop_batch", json!(0), "q.drop_batch"),
+            ("pie", "target_ns", json!(0), "q.target_ns"),
+            ("pie", "t_update_ns", json!(0), "q.t_update_ns"),
+            ("pie", "alpha_hz", json!(-0.125), "q.alpha_hz"),
+            ("pie", "beta_hz", json!(-1.0), "q.beta_hz"),
+            ("pie", "ecn_threshold", json!(1.5), "q.ecn_threshold"),
+            ("pie", "mean_packet_bytes", json!(0), "q.mean_packet_bytes"),
         ];
         for (name, key, value, field) in cases {
             let e = check("q", name, &params(&[(key, value.clone())])).err().unwrap_or_else(|| panic!("{name} {key} = {value} accepted"));
