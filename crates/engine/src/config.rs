@@ -73,6 +73,120 @@ pub struct BottleneckConfig {
     pub reverse_queue: Option<QueueConfig>,
     #[serde(default)]
     pub loss_rate: f64,
+    /// Rate trace or schedule, delay schedule, loss model, ARQ of the forward bottleneck.
+    #[serde(default)]
+    pub models: LinkModelsConfig,
+}
+
+/// How a link's transmission rate varies (absent: constant `rate_bps`). See `net/capacity.rs`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum RateModelConfig {
+    /// A Mahimahi trace: one delivery opportunity per line (ms), looping.
+    Trace {
+        path: String,
+        /// Scale the bytes per opportunity so the trace's mean is this rate.
+        #[serde(default)]
+        mean_bps: Option<u64>,
+        #[serde(default = "default_bytes_per_opportunity")]
+        bytes_per_opportunity: u32,
+    },
+    /// Piecewise constant: `rate_bps[i]` from `at_ns[i]` on (`at_ns[0]` = 0; 0 bit/s is an outage).
+    Schedule { at_ns: Vec<u64>, rate_bps: Vec<u64> },
+}
+
+fn default_bytes_per_opportunity() -> u32 {
+    crate::net::capacity::DEFAULT_BYTES_PER_OPPORTUNITY
+}
+
+/// A propagation delay that changes at given times (re-routing); packets keep the delay they left with.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DelayScheduleConfig {
+    pub at_ns: Vec<u64>,
+    pub delay_ns: Vec<u64>,
+}
+
+/// Random loss of packets (`net/loss.rs`).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum LossConfig {
+    Bernoulli(f64),
+    GilbertElliott { p_good_to_bad: f64, p_bad_to_good: f64, loss_good: f64, loss_bad: f64 },
+}
+
+impl LossConfig {
+    pub fn model(&self) -> crate::net::loss::LossModel {
+        use crate::net::loss::LossModel;
+        match *self {
+            LossConfig::Bernoulli(p) => LossModel::Bernoulli(p),
+            LossConfig::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+                LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad }
+            }
+        }
+    }
+}
+
+/// Link-layer retransmission (`net/arq.rs`): each attempt lost by `loss`, retried `retry_delay_ns` later,
+/// at most `max_attempts` attempts, delivered in order.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArqConfig {
+    pub loss: LossConfig,
+    pub retry_delay_ns: u64,
+    pub max_attempts: u32,
+}
+
+/// What may vary on a link beyond its constant rate, delay and packet error rate. Shared by the
+/// dumbbell's bottleneck (its forward direction) and by every link of a topology.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkModelsConfig {
+    #[serde(default)]
+    pub rate_model: Option<RateModelConfig>,
+    #[serde(default)]
+    pub delay_schedule: Option<DelayScheduleConfig>,
+    #[serde(default)]
+    pub loss: Option<LossConfig>,
+    #[serde(default)]
+    pub arq: Option<ArqConfig>,
+}
+
+impl LinkModelsConfig {
+    pub fn is_empty(&self) -> bool {
+        self.rate_model.is_none() && self.delay_schedule.is_none() && self.loss.is_none() && self.arq.is_none()
+    }
+
+    fn validate(&self, field: &str, loss_rate: f64) -> Result<(), ConfigError> {
+        let sorted_from_zero = |at: &[u64], n: usize, what: &str| -> Result<(), ConfigError> {
+            if at.is_empty() || at.len() != n {
+                return Err(err(format!("{field}.{what}"), "times and values must be lists of the same, non-zero length"));
+            }
+            if at[0] != 0 || at.windows(2).any(|w| w[1] <= w[0]) {
+                return Err(err(format!("{field}.{what}"), "times must start at 0 and increase"));
+            }
+            Ok(())
+        };
+        if let Some(RateModelConfig::Schedule { at_ns, rate_bps }) = &self.rate_model {
+            sorted_from_zero(at_ns, rate_bps.len(), "rate")?;
+        }
+        if let Some(d) = &self.delay_schedule {
+            sorted_from_zero(&d.at_ns, d.delay_ns.len(), "delay")?;
+        }
+        if let Some(l) = &self.loss {
+            l.model().validate().map_err(|m| err(format!("{field}.loss"), m))?;
+            if loss_rate > 0.0 {
+                return Err(err(format!("{field}.loss"), "give either loss_rate or a loss model, not both"));
+            }
+        }
+        if let Some(a) = &self.arq {
+            a.loss.model().validate().map_err(|m| err(format!("{field}.arq.loss"), m))?;
+            if a.max_attempts == 0 {
+                return Err(err(format!("{field}.arq.max_attempts"), "must be at least 1 (the first transmission)"));
+            }
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -108,6 +222,8 @@ pub struct LinkConfig {
     pub name: String,
     pub from: String,
     pub to: String,
+    /// Constant rate; with a `models.rate_model` it is unused (leave it 0).
+    #[serde(default)]
     pub rate_bps: u64,
     pub delay_ns: u64,
     /// None: an unbounded FIFO (a host's access link that never limits).
@@ -116,6 +232,8 @@ pub struct LinkConfig {
     /// Packet error rate, 0 <= p < 1.
     #[serde(default)]
     pub loss_rate: f64,
+    #[serde(default)]
+    pub models: LinkModelsConfig,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -195,9 +313,10 @@ impl ScenarioConfig {
         }
         match (&self.bottleneck, &self.topology) {
             (Some(b), None) => {
-                if b.rate_bps == 0 {
+                if b.rate_bps == 0 && b.models.rate_model.is_none() {
                     return Err(err("network.bottleneck.rate", "must be above 0 bit/s"));
                 }
+                b.models.validate("network.bottleneck", b.loss_rate)?;
                 if !(0.0..1.0).contains(&b.loss_rate) {
                     return Err(err("network.bottleneck.loss_rate", "must be in [0, 1)"));
                 }
@@ -273,9 +392,10 @@ impl TopologyConfig {
             if !ends.insert((l.from.as_str(), l.to.as_str())) {
                 return Err(err(format!("{field}.to"), format!("a second link from '{}' to '{}'; one link per direction and pair of nodes", l.from, l.to)));
             }
-            if l.rate_bps == 0 {
+            if l.rate_bps == 0 && l.models.rate_model.is_none() {
                 return Err(err(format!("{field}.rate"), "must be above 0 bit/s"));
             }
+            l.models.validate(&field, l.loss_rate)?;
             if !(0.0..1.0).contains(&l.loss_rate) {
                 return Err(err(format!("{field}.loss_rate"), "must be in [0, 1)"));
             }

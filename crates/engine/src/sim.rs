@@ -8,7 +8,10 @@
 //!  sender i --access(i)--> left ==bottleneck==> right --access(i)--> receiver i
 //! ```
 use crate::cc::{registry, FlowContext};
-use crate::config::{ConfigError, ScenarioConfig};
+use crate::config::{err, ConfigError, RateModelConfig, ScenarioConfig};
+use crate::net::arq::Arq;
+use crate::net::capacity::{Capacity, MahimahiTrace, RateSchedule};
+use crate::net::delay::{Delay, DelaySchedule};
 use crate::event::{Event, EventQueue};
 use crate::net::link::{Buffer, FifoBuffer, Link, LinkCounters};
 use crate::net::packet::{Direction, Packet};
@@ -21,8 +24,15 @@ use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, SenderConfig, SenderCounters};
 use crate::time::{Rate, SimDuration, SimTime};
 
-/// Random stream of link i's packet errors is this + i (the dumbbell's bottleneck is link 0: stream 1).
+/// Random stream of link i's packet errors (or loss model) is this + i (the dumbbell's bottleneck is link
+/// 0: stream 1).
 const STREAM_FIRST_LINK_ERRORS: u64 = 1;
+/// Link i's queue discipline seeds its own stream from this + i.
+const STREAM_FIRST_QUEUE: u64 = 3 << 32;
+/// Link i's ARQ attempt losses.
+const STREAM_FIRST_ARQ: u64 = 4 << 32;
+/// Link i's processing-delay jitter (the node it leaves).
+const STREAM_FIRST_PROCESSING: u64 = 5 << 32;
 /// Random stream of flow i's congestion control is this + i (BBR's PROBE_BW start phase).
 const STREAM_FIRST_CC: u64 = 1 << 32;
 /// Random stream of flow i's start-time jitter is this + i.
@@ -415,7 +425,11 @@ impl Simulation {
                 let link = &self.links[l];
                 let plan = &self.plans[l];
                 let c = link.counters(self.now);
-                let capacity_bits = link.rate().bits_per_sec as f64 * window;
+                // A link whose rate varies is measured against the capacity it offered in the window.
+                let capacity_bits = match link.capacity() {
+                    Some(_) => link.capacity_bits_between(from, self.now) as f64,
+                    None => link.rate().bits_per_sec as f64 * window,
+                };
                 LinkSummary {
                     name: plan.name.clone(),
                     from: plan.from.clone(),
@@ -424,7 +438,17 @@ impl Simulation {
                     utilization: if capacity_bits > 0.0 { ((c.bytes_tx - before.bytes_tx) * 8) as f64 / capacity_bits } else { 0.0 },
                     packets_forwarded: c.packets_tx - before.packets_tx,
                     drops: c.drops - before.drops,
+                    overflow_drops: c.overflow_drops - before.overflow_drops,
+                    early_drops: c.early_drops - before.early_drops,
+                    ecn_marks: c.ecn_marks - before.ecn_marks,
                     error_drops: c.error_drops - before.error_drops,
+                    arq_retransmissions: c.arq_retransmissions - before.arq_retransmissions,
+                    arq_failures: c.arq_failures - before.arq_failures,
+                    arq_mean_added_delay_s: {
+                        let delivered = (c.arq_attempts - c.arq_retransmissions) - (before.arq_attempts - before.arq_retransmissions);
+                        let delivered = delivered.saturating_sub(c.arq_failures - before.arq_failures);
+                        (delivered > 0).then(|| (c.arq_added_delay_ns - before.arq_added_delay_ns) as f64 / delivered as f64 * 1e-9)
+                    },
                     mean_queue_packets: if window_ns > 0 { (c.queue_area - before.queue_area) as f64 / window_ns as f64 } else { 0.0 },
                     max_queue_packets: c.max_queue_packets as u64,
                 }
@@ -494,21 +518,66 @@ impl Simulation {
 }
 
 /// Build link `id` from its plan. DropTail runs as start times (see `net::link`); other disciplines are
-/// scheduled queues built by the registry.
+/// scheduled queues built by the registry. Models (rate trace or schedule, delay schedule, loss model,
+/// ARQ, the sending node's processing delay) wrap the link only when given.
 fn build_link(id: usize, plan: &LinkPlan, hand_off: bool, cfg: &ScenarioConfig) -> Result<Link, ConfigError> {
+    let seed = cfg.run.seed;
+    let stream = |first: u64| SimRng::new(seed, first + id as u64);
+    let models = &plan.models;
+    let capacity = match &models.rate_model {
+        None => None,
+        Some(RateModelConfig::Trace { path, mean_bps, bytes_per_opportunity }) => {
+            let field = link_field(cfg, id, "rate");
+            let mut trace = MahimahiTrace::from_file(path).map_err(|m| err(&field, m))?;
+            trace = trace.with_bytes_per_opportunity(*bytes_per_opportunity);
+            if let Some(mean) = mean_bps {
+                trace = trace.scaled_to_mean(*mean).map_err(|m| err(&field, m))?;
+            }
+            Some(Capacity::Trace(trace))
+        }
+        Some(RateModelConfig::Schedule { at_ns, rate_bps }) => {
+            let steps = at_ns.iter().zip(rate_bps).map(|(&t, &r)| (SimTime(t), Rate::from_bps(r))).collect();
+            Some(Capacity::Schedule(RateSchedule::new(steps).map_err(|m| err(link_field(cfg, id, "rate"), m))?))
+        }
+    };
+    let rate_bps = capacity.as_ref().map_or(plan.rate_bps, |c| c.mean_rate_bps());
     let buffer = match &plan.queue {
         None => Buffer::Unbounded,
-        Some(q) if q.discipline == "droptail" => {
+        Some(q) if q.discipline == "droptail" && q.params.is_empty() => {
             Buffer::Fifo(FifoBuffer::new(q.limit_packets.min(usize::MAX as u64) as usize, q.limit_bytes))
         }
         Some(q) => {
             let limits = QueueLimits { packets: q.limit_packets.min(usize::MAX as u64) as usize, bytes: q.limit_bytes };
-            let info = LinkInfo { rate_bps: plan.rate_bps, packet_size: cfg.packet_size };
+            let info = LinkInfo {
+                rate_bps,
+                packet_size: cfg.packet_size,
+                delay_ns: plan.delay_ns,
+                rng_seed: stream(STREAM_FIRST_QUEUE).next_u64(),
+            };
             Buffer::Scheduled(queues::build(&link_field(cfg, id, "queue"), &q.discipline, &q.params, limits, info)?)
         }
     };
-    let mut link = Link::new(id as u32, Rate::from_bps(plan.rate_bps), SimDuration(plan.delay_ns), buffer)
-        .with_packet_errors(plan.loss_rate, SimRng::new(cfg.run.seed, STREAM_FIRST_LINK_ERRORS + id as u64));
+    let mut link = Link::new(id as u32, Rate::from_bps(plan.rate_bps.max(1)), SimDuration(plan.delay_ns), buffer)
+        .with_packet_errors(plan.loss_rate, stream(STREAM_FIRST_LINK_ERRORS));
+    if let Some(capacity) = capacity {
+        link = link.with_capacity(capacity);
+    }
+    if let Some(d) = &models.delay_schedule {
+        let steps = d.at_ns.iter().zip(&d.delay_ns).map(|(&t, &v)| (SimTime(t), SimDuration(v))).collect();
+        let schedule = DelaySchedule::new(steps).map_err(|m| err(link_field(cfg, id, "delay"), m))?;
+        link = link.with_delay_model(Delay::Schedule(schedule));
+    }
+    if let Some(loss) = &models.loss {
+        link = link.with_loss(loss.model(), stream(STREAM_FIRST_LINK_ERRORS));
+    }
+    if let Some(a) = &models.arq {
+        let arq = Arq::new(a.loss.model(), stream(STREAM_FIRST_ARQ), SimDuration(a.retry_delay_ns), a.max_attempts)
+            .map_err(|m| err(link_field(cfg, id, "arq"), m))?;
+        link = link.with_arq(arq);
+    }
+    if let Some((fixed, jitter)) = plan.processing {
+        link = link.with_processing_delay(SimDuration(fixed), SimDuration(jitter), stream(STREAM_FIRST_PROCESSING));
+    }
     if hand_off {
         link = link.handing_off();
     }

@@ -44,10 +44,21 @@ pub struct LinkSummary {
     /// Bits put on the wire over capacity.
     pub utilization: f64,
     pub packets_forwarded: u64,
-    /// Packets dropped by the queue (overflow and AQM).
+    /// Packets dropped by the queue: `overflow_drops + early_drops`.
     pub drops: u64,
-    /// Packets lost to random errors on the link.
+    /// Arrivals refused because the buffer was full.
+    pub overflow_drops: u64,
+    /// Packets the AQM dropped before the buffer was full (RED's early drops, CoDel's, PIE's).
+    pub early_drops: u64,
+    /// Packets the AQM marked CE instead of dropping them.
+    pub ecn_marks: u64,
+    /// Packets lost on the link: random errors, the loss model, and packets the ARQ gave up on.
     pub error_drops: u64,
+    /// Link-layer retransmissions (attempts after the first) and packets the ARQ gave up on.
+    pub arq_retransmissions: u64,
+    pub arq_failures: u64,
+    /// Mean delay the ARQ added to a delivered packet (retries and in-order waits), s; None without ARQ.
+    pub arq_mean_added_delay_s: Option<f64>,
     /// Time-average of packets waiting (the one on the wire excluded).
     pub mean_queue_packets: f64,
     /// Largest queue seen since the start of the run.

@@ -10,7 +10,7 @@
 //! ```
 //! Writing that dumbbell out as links, in that order, gives a bit-identical run (tests/topology.rs).
 
-use crate::config::{err, ConfigError, NodeConfig, QueueConfig, ScenarioConfig};
+use crate::config::{err, ConfigError, LinkModelsConfig, NodeConfig, QueueConfig, ScenarioConfig};
 use std::collections::BTreeMap;
 
 /// One link to build, in engine units.
@@ -26,6 +26,8 @@ pub struct LinkPlan {
     pub loss_rate: f64,
     /// Processing delay of the node this link leaves (fixed ns, jitter ns), if any.
     pub processing: Option<(u64, u64)>,
+    /// Rate trace or schedule, delay schedule, loss model, ARQ.
+    pub models: LinkModelsConfig,
 }
 
 #[derive(Clone, Debug)]
@@ -48,7 +50,7 @@ impl Topology {
 
     fn dumbbell(cfg: &ScenarioConfig) -> Self {
         let b = cfg.bottleneck.as_ref().expect("dumbbell");
-        let bottleneck = |name: &str, from: &str, to: &str, queue: &QueueConfig, loss_rate: f64| LinkPlan {
+        let bottleneck = |name: &str, from: &str, to: &str, queue: &QueueConfig, loss_rate: f64, models: LinkModelsConfig| LinkPlan {
             name: name.into(),
             from: from.into(),
             to: to.into(),
@@ -57,10 +59,18 @@ impl Topology {
             queue: Some(queue.clone()),
             loss_rate,
             processing: None,
+            models,
         };
         let mut links = vec![
-            bottleneck("bottleneck", "left", "right", &b.queue, b.loss_rate),
-            bottleneck("bottleneck.reverse", "right", "left", b.reverse_queue.as_ref().unwrap_or(&b.queue), 0.0),
+            bottleneck("bottleneck", "left", "right", &b.queue, b.loss_rate, b.models.clone()),
+            bottleneck(
+                "bottleneck.reverse",
+                "right",
+                "left",
+                b.reverse_queue.as_ref().unwrap_or(&b.queue),
+                0.0,
+                LinkModelsConfig::default(),
+            ),
         ];
         let mut routes = Vec::with_capacity(cfg.flows.len());
         for (i, f) in cfg.flows.iter().enumerate() {
@@ -75,6 +85,7 @@ impl Topology {
                     queue: None,
                     loss_rate: 0.0,
                     processing: None,
+                    models: LinkModelsConfig::default(),
                 });
                 links.len() as u32 - 1
             };
@@ -107,6 +118,7 @@ impl Topology {
                 queue: l.queue.clone(),
                 loss_rate: l.loss_rate,
                 processing: processing(&l.from),
+                models: l.models.clone(),
             })
             .collect();
         let by_ends: BTreeMap<(&str, &str), u32> =

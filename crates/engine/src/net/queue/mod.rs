@@ -9,14 +9,21 @@
 //! Lengths never include the packet on the wire: it has left the queue.
 
 pub mod ared;
+pub mod codel;
 pub mod droptail;
+pub mod fq_codel;
+pub mod pie;
 pub mod red;
 pub mod registry;
+pub mod timed_fifo;
 
+pub use codel::Codel;
 pub use droptail::DropTail;
+pub use fq_codel::FqCodel;
+pub use pie::Pie;
 pub use red::Red;
 
-use crate::net::packet::Packet;
+use crate::net::packet::{Ecn, Packet};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -52,6 +59,19 @@ impl LinkInfo {
     /// The discipline's random stream.
     pub fn rng(&self) -> SimRng {
         SimRng::new(self.rng_seed, 0)
+    }
+}
+
+/// Mark an ECN-capable packet CE instead of dropping it (RFC 3168 section 5). Returns false for a
+/// packet that is not ECN-capable, which must then be dropped. A packet already marked CE is ECN-capable
+/// and stays CE; it counts as marked, as in Linux's `INET_ECN_set_ce`.
+pub fn mark_ce(pkt: &mut Packet) -> bool {
+    match pkt.ecn {
+        Ecn::NotEct => false,
+        Ecn::Ect | Ecn::Ce => {
+            pkt.ecn = Ecn::Ce;
+            true
+        }
     }
 }
 

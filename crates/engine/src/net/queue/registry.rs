@@ -3,7 +3,10 @@
 //! given parameter replaces the preset's value.
 
 use super::ared::AredConfig;
+use super::codel::CodelConfig;
 use super::droptail::DropTailConfig;
+use super::fq_codel::FqCodelConfig;
+use super::pie::PieConfig;
 use super::red::RedConfig;
 use super::{LinkInfo, Queue};
 use crate::cc::registry::{merged, ParamDoc};
@@ -73,7 +76,14 @@ fn entry<D: Discipline>() -> Entry {
 
 /// Every discipline, in the order `cclab queues` lists them. Adding one is one line here.
 pub fn entries() -> Vec<Entry> {
-    vec![entry::<DropTailConfig>(), entry::<RedConfig>(), entry::<AredConfig>()]
+    vec![
+        entry::<DropTailConfig>(),
+        entry::<RedConfig>(),
+        entry::<AredConfig>(),
+        entry::<CodelConfig>(),
+        entry::<FqCodelConfig>(),
+        entry::<PieConfig>(),
+    ]
 }
 
 fn find(field: &str, name: &str) -> Result<Entry, ConfigError> {
@@ -151,7 +161,55 @@ mod tests {
         assert!(q.is_empty());
         let e = build("network.bottleneck.queue", "dropfront", &Map::new(), LIMITS, LINK).err().unwrap();
         assert_eq!(e.field, "network.bottleneck.queue.discipline");
-        assert!(e.message.contains("accepted: droptail"), "{}", e.message);
+        assert!(e.message.contains("accepted: droptail, red, ared, codel, fq_codel, pie"), "{}", e.message);
+    }
+
+    fn params(pairs: &[(&str, Value)]) -> Map<String, Value> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+    }
+
+    #[test]
+    fn aqm_disciplines_build_by_name_and_variant() {
+        for (name, variant) in [("codel", "rfc8289"), ("fq_codel", "rfc8290"), ("fq_codel", "linux"), ("pie", "rfc8033")] {
+            let q = build("q", name, &params(&[("variant", json!(variant))]), LIMITS, LINK).unwrap();
+            assert!(q.is_empty(), "{name}");
+            assert_eq!(q.counters(), super::super::QueueCounters::default());
+        }
+        let p = params(&[("target_ns", json!(2_000_000)), ("interval_ns", json!(50_000_000)), ("ecn", json!(true)), ("maxpacket_bytes", json!(9000))]);
+        assert!(build("q", "codel", &p, LIMITS, LINK).is_ok());
+        let p = params(&[("flows", json!(16)), ("quantum_bytes", json!(300)), ("drop_batch", json!(8))]);
+        assert!(build("q", "fq_codel", &p, LIMITS, LINK).is_ok());
+        let p = params(&[("alpha_hz", json!(0.0625)), ("beta_hz", json!(0.625)), ("t_update_ns", json!(7_500_000)), ("max_burst_ns", json!(0))]);
+        assert!(build("q", "pie", &p, LIMITS, LINK).is_ok());
+    }
+
+    #[test]
+    fn bad_aqm_parameters_name_their_field() {
+        let cases = [
+            ("codel", "target_ns", json!(0), "q.target_ns"),
+            ("codel", "interval_ns", json!(1_000_000), "q.interval_ns"),
+            ("codel", "maxpacket_bytes", json!(0), "q.maxpacket_bytes"),
+            ("codel", "target", json!(5), "q.target"),
+            ("fq_codel", "target_ns", json!(0), "q.target_ns"),
+            ("fq_codel", "interval_ns", json!(4_000_000), "q.interval_ns"),
+            ("fq_codel", "flows", json!(0), "q.flows"),
+            ("fq_codel", "quantum_bytes", json!(0), "q.quantum_bytes"),
+            ("fq_codel", "drop_batch", json!(0), "q.drop_batch"),
+            ("pie", "target_ns", json!(0), "q.target_ns"),
+            ("pie", "t_update_ns", json!(0), "q.t_update_ns"),
+            ("pie", "alpha_hz", json!(-0.125), "q.alpha_hz"),
+            ("pie", "beta_hz", json!(-1.0), "q.beta_hz"),
+            ("pie", "ecn_threshold", json!(1.5), "q.ecn_threshold"),
+            ("pie", "mean_packet_bytes", json!(0), "q.mean_packet_bytes"),
+        ];
+        for (name, key, value, field) in cases {
+            let e = check("q", name, &params(&[(key, value.clone())])).err().unwrap_or_else(|| panic!("{name} {key} = {value} accepted"));
+            assert_eq!(e.field, field, "{name} {key}: {}", e.message);
+        }
+        // interval_ns below the default target (5 ms) and below a given one.
+        let e = check("q", "codel", &params(&[("target_ns", json!(20_000_000)), ("interval_ns", json!(10_000_000))])).err().unwrap();
+        assert_eq!(e.field, "q.interval_ns");
+        assert!(e.message.contains("20000000"), "{}", e.message);
     }
 
     #[test]
