@@ -76,6 +76,11 @@ pub struct BottleneckConfig {
     /// Rate trace or schedule, delay schedule, loss model, ARQ of the forward bottleneck.
     #[serde(default)]
     pub models: LinkModelsConfig,
+    /// The reverse bottleneck's rate when it differs (needed when the forward rate follows a model).
+    #[serde(default)]
+    pub reverse_rate_bps: Option<u64>,
+    #[serde(default)]
+    pub reverse_models: LinkModelsConfig,
 }
 
 /// How a link's transmission rate varies (absent: constant `rate_bps`). See `net/capacity.rs`.
@@ -317,6 +322,11 @@ impl ScenarioConfig {
                     return Err(err("network.bottleneck.rate", "must be above 0 bit/s"));
                 }
                 b.models.validate("network.bottleneck", b.loss_rate)?;
+                b.reverse_models.validate("network.bottleneck.reverse", 0.0)?;
+                let reverse_rate = b.reverse_rate_bps.unwrap_or(b.rate_bps);
+                if reverse_rate == 0 && b.reverse_models.rate_model.is_none() {
+                    return Err(err("network.bottleneck.reverse.rate", "a bottleneck whose rate follows a trace or schedule needs the rate of its reverse direction (above 0 bit/s)"));
+                }
                 if !(0.0..1.0).contains(&b.loss_rate) {
                     return Err(err("network.bottleneck.loss_rate", "must be in [0, 1)"));
                 }

@@ -1,0 +1,156 @@
+//! Queue disciplines and link models inside whole runs: each one changes what it should, and nothing else.
+//! (The disciplines' and models' own arithmetic is tested beside them, in net/.)
+
+use cclab_engine::Simulation;
+use serde_json::{json, Value};
+
+const MS: u64 = 1_000_000;
+const S: u64 = 1_000_000_000;
+
+/// `n` NewReno flows on a 20 Mbit/s, 20 ms dumbbell with a 1 BDP (67-packet) buffer of `queue`.
+fn dumbbell(n: usize, queue: Value, extra: Value) -> Value {
+    let flows: Vec<Value> = (0..n)
+        .map(|i| json!({"cc": "newreno", "src_access_delay_ns": (i as u64 + 1) * MS, "dst_access_delay_ns": MS,
+                        "access_rate_bps": 200_000_000u64, "start_ns": i as u64 * 50 * MS}))
+        .collect();
+    let mut bottleneck = json!({"rate_bps": 20_000_000u64, "delay_ns": 20 * MS, "queue": queue});
+    for (k, v) in extra.as_object().unwrap() {
+        bottleneck[k] = v.clone();
+    }
+    json!({"packet_size": 1500, "bottleneck": bottleneck, "flows": flows,
+           "run": {"duration_ns": 60 * S, "measure_from_ns": 20 * S, "seed": 5, "sample_interval_ns": 100 * MS}})
+}
+
+fn run(cfg: &Value) -> (Value, Simulation) {
+    let mut sim = Simulation::from_json(&cfg.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    sim.run();
+    (serde_json::to_value(sim.summary()).unwrap(), sim)
+}
+
+fn queue(discipline: &str, params: Value) -> Value {
+    json!({"discipline": discipline, "limit_packets": 67, "params": params})
+}
+
+#[test]
+fn every_discipline_runs_and_the_aqms_keep_the_queue_shorter_than_droptail() {
+    let (droptail, _) = run(&dumbbell(8, json!({"discipline": "droptail", "limit_packets": 67}), json!({})));
+    let tail_queue = droptail["bottleneck"]["mean_queue_packets"].as_f64().unwrap();
+    assert!(droptail["links"][0]["early_drops"] == 0 && droptail["links"][0]["overflow_drops"].as_u64().unwrap() > 0);
+    for (name, params) in [
+        ("red", json!({})),
+        ("ared", json!({"bottom": 0.001})),
+        ("codel", json!({})),
+        ("fq_codel", json!({})),
+        ("pie", json!({})),
+    ] {
+        let (s, _) = run(&dumbbell(8, queue(name, params), json!({})));
+        let link = &s["links"][0];
+        let mean_queue = link["mean_queue_packets"].as_f64().unwrap();
+        assert!(link["early_drops"].as_u64().unwrap() > 0, "{name}: {link}");
+        assert_eq!(link["drops"].as_u64(), Some(link["early_drops"].as_u64().unwrap() + link["overflow_drops"].as_u64().unwrap()));
+        assert!(mean_queue < 0.8 * tail_queue, "{name}: mean queue {mean_queue} vs DropTail {tail_queue}");
+        assert!(link["utilization"].as_f64().unwrap() > 0.85, "{name}: {link}");
+    }
+}
+
+#[test]
+fn a_delay_that_doubles_at_30_s_doubles_the_round_trip_from_then_on() {
+    // 20 ms one way -> 40 ms at 30 s: base RTT 2 x (20 + 1 + 1) = 44 ms, plus 0.7 ms of serialisation.
+    // A 4-packet receiver window keeps the queue empty, so every sample is the base RTT.
+    let schedule = json!({"delay_schedule": {"at_ns": [0, 30 * S], "delay_ns": [20 * MS, 40 * MS]}});
+    let min_rtts = |extra: Value| {
+        let mut cfg = dumbbell(1, json!({"discipline": "droptail", "limit_packets": 67}), extra);
+        cfg["flows"][0]["rwnd_packets"] = json!(4);
+        let (_, sim) = run(&cfg);
+        let series = sim.flow_series();
+        let min_rtt = |from: f64, to: f64| {
+            series.time_s.iter().zip(&series.rtt_s).filter(|(t, r)| **t > from && **t < to && r.is_finite())
+                .map(|(_, r)| *r).fold(f64::INFINITY, f64::min)
+        };
+        (min_rtt(5.0, 29.0), min_rtt(31.0, 60.0))
+    };
+    // The forward direction only: + 20 ms (64.7 ms).
+    let (before, after) = min_rtts(json!({"models": schedule.clone()}));
+    assert!((0.0447..0.0450).contains(&before), "{before}");
+    assert!((0.0647..0.0650).contains(&after), "{after}");
+    // Both directions (a re-routed path): + 40 ms (84.7 ms).
+    let (before, after) = min_rtts(json!({"models": schedule.clone(), "reverse_models": schedule}));
+    assert!((0.0447..0.0450).contains(&before), "{before}");
+    assert!((0.0847..0.0850).contains(&after), "{after}");
+}
+
+#[test]
+fn a_trace_driven_bottleneck_carries_at_most_what_the_trace_offers() {
+    // A 10-opportunity trace over 10 ms: 10 x 1500 B per 10 ms = 12 Mbit/s, looping.
+    let dir = std::env::temp_dir().join(format!("cclab-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("flat.trace");
+    std::fs::write(&path, (1..=10).map(|ms| format!("{ms}\n")).collect::<String>()).unwrap();
+    let cfg = dumbbell(2, json!({"discipline": "droptail", "limit_packets": 67}),
+                       json!({"rate_bps": 0, "reverse_rate_bps": 12_000_000,
+                              "models": {"rate_model": {"trace": {"path": path.to_str().unwrap()}}}}));
+    let (s, _) = run(&cfg);
+    let link = &s["links"][0];
+    assert_eq!(link["rate_bps"], 12_000_000);
+    let utilization = link["utilization"].as_f64().unwrap();
+    assert!(utilization <= 1.0 + 1e-9 && utilization > 0.9, "{link}");
+    let delivered: f64 = s["flows"].as_array().unwrap().iter().map(|f| f["delivered_bps"].as_f64().unwrap()).sum();
+    assert!(delivered < 12.2e6 && delivered > 10.5e6, "{delivered}");
+    // Scaled to a 6 Mbit/s mean, the same trace carries half as much.
+    let mut half = cfg.clone();
+    half["bottleneck"]["models"]["rate_model"]["trace"]["mean_bps"] = json!(6_000_000);
+    let (s, _) = run(&half);
+    assert_eq!(s["links"][0]["rate_bps"], 6_000_000);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn link_layer_arq_turns_loss_into_delay() {
+    // 10 % of attempts lost, retried 30 ms later, up to 8 attempts: TCP sees almost no loss (10^-8 of
+    // packets fail), the ARQ retransmits about 1/9 of packets, and every delivered packet is in order.
+    let arq = json!({"models": {"arq": {"loss": {"bernoulli": 0.1}, "retry_delay_ns": 30 * MS, "max_attempts": 8}}});
+    let (s, _) = run(&dumbbell(1, json!({"discipline": "droptail", "limit_packets": 67}), arq));
+    let link = &s["links"][0];
+    let forwarded = link["packets_forwarded"].as_u64().unwrap() as f64;
+    let retries = link["arq_retransmissions"].as_u64().unwrap() as f64;
+    assert!((retries / forwarded - 1.0 / 9.0).abs() < 0.01, "{link}");
+    assert_eq!(link["arq_failures"], 0);
+    // Mean added delay: about 1/9 of packets wait one or more 30 ms retries, and later packets wait
+    // behind them (in order): well above 3 ms.
+    assert!(link["arq_mean_added_delay_s"].as_f64().unwrap() > 0.003, "{link}");
+    // Every TCP loss was a queue overflow: the ARQ repaired all of the link's losses.
+    let flow = &s["flows"][0];
+    assert!(flow["retransmissions"].as_u64().unwrap() <= link["drops"].as_u64().unwrap() + 3, "{flow} {link}");
+    // The same 10 % as plain packet errors cripples the flow; with the ARQ it keeps the link far busier.
+    let (lossy, _) = run(&dumbbell(1, json!({"discipline": "droptail", "limit_packets": 67}), json!({"loss_rate": 0.1})));
+    let plain = lossy["links"][0]["utilization"].as_f64().unwrap();
+    assert!(link["utilization"].as_f64().unwrap() > 3.0 * plain, "ARQ {link} vs plain {plain}");
+}
+
+#[test]
+fn processing_delay_and_bursty_loss_are_deterministic_and_seeded() {
+    let mut links = vec![];
+    for (a, b, rate, queue) in [("src", "r", 1_000_000_000u64, None), ("r", "dst", 10_000_000u64, Some(67))] {
+        for (from, to) in [(a, b), (b, a)] {
+            links.push(json!({"name": format!("{from}-{to}"), "from": from, "to": to, "rate_bps": rate,
+                              "delay_ns": 10 * MS,
+                              "queue": queue.map(|q| json!({"discipline": "droptail", "limit_packets": q})),
+                              "models": if from == "r" && to == "dst" {
+                                  json!({"loss": {"gilbert_elliott": {"p_good_to_bad": 0.001, "p_bad_to_good": 0.2,
+                                                                       "loss_good": 0.0, "loss_bad": 0.5}}})
+                              } else { json!({}) }}));
+        }
+    }
+    let cfg = |seed: u64| json!({
+        "packet_size": 1500,
+        "topology": {"links": links, "nodes": {"src": {"processing_jitter_ns": 8_000}, "r": {"processing_delay_ns": 2_000}}},
+        "flows": [{"cc": "cubic", "route": ["src", "r", "dst"]}],
+        "run": {"duration_ns": 20 * S, "measure_from_ns": 5 * S, "seed": seed, "sample_interval_ns": 100 * MS},
+    });
+    let (a, _) = run(&cfg(1));
+    let (b, _) = run(&cfg(1));
+    let (c, _) = run(&cfg(2));
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+    assert!(a["links"][0]["error_drops"].as_u64().unwrap() > 0, "{}", a["links"][0]);
+}
