@@ -22,6 +22,8 @@ from . import _toml
 from .engine import algorithm_names, canonical_algorithm, queue_names, queue_parameters
 from .errors import BadValue, ScenarioError, scenario_error_from_validation
 from .overrides import apply_overrides
+from .link_models import (Arq, DelaySchedule, RateSchedule, TraceRate, parse_arq, parse_link_delay,
+                          parse_link_rate, parse_loss_model, scenario_dir)
 from .units import QueueSize, parse_duration, parse_queue_size, parse_rate
 
 MS = 10**6  # nanoseconds in a millisecond, for defaults
@@ -118,21 +120,109 @@ def parse_queue(value: Any) -> QueueSpec:
 QueueField = Annotated[InstanceOf[QueueSpec], BeforeValidator(parse_queue)]
 
 
-class BottleneckSpec(_Table):
-    rate: Rate
-    delay: Duration                      # one way
-    queue: QueueField
-    reverse_queue: QueueField | None = None  # None: the same as `queue`
-    loss_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0  # packet error rate, forward direction
+LinkRate = Annotated[Any, BeforeValidator(parse_link_rate)]      # bit/s, or a TraceRate / RateSchedule
+LinkDelay = Annotated[Any, BeforeValidator(parse_link_delay)]    # ns, or a DelaySchedule
+LossModel = Annotated[dict, BeforeValidator(parse_loss_model)]   # the engine's loss model
+ArqField = Annotated[InstanceOf[Arq], BeforeValidator(parse_arq)]
+Probability = Annotated[float, Field(ge=0.0, lt=1.0)]
+
+
+@dataclass(frozen=True)
+class OneWayLink:
+    """One direction of a link, resolved: what the engine builds as one link."""
+
+    name: str
+    source: str
+    target: str
+    rate: Any                   # bit/s, TraceRate or RateSchedule
+    delay: Any                  # ns or DelaySchedule
+    queue: QueueSpec | None
+    loss_rate: float
+    loss: dict | None
+    arq: Arq | None
+
+    def nominal_rate(self, where: tuple) -> int:
+        """The rate a 'bdp' queue size refers to: the rate, or a schedule's first rate."""
+        if isinstance(self.rate, RateSchedule):
+            return self.rate.rate_bps[0]
+        if isinstance(self.rate, TraceRate):
+            raise BadValue("a 'bdp' size needs a rate, and this link's rate follows a trace",
+                           "a size in packets or bytes", subpath=(*where, "queue", "size"))
+        return self.rate
+
+    def engine_models(self) -> dict:
+        models: dict[str, Any] = {}
+        if not isinstance(self.rate, int):
+            models["rate_model"] = self.rate.engine()
+        if isinstance(self.delay, DelaySchedule):
+            models["delay_schedule"] = self.delay.engine()
+        if self.loss is not None:
+            models["loss"] = self.loss
+        if self.arq is not None:
+            models["arq"] = self.arq.engine()
+        return models
+
+    def engine_rate(self) -> int:
+        return self.rate if isinstance(self.rate, int) else 0
+
+    def engine_delay(self) -> int:
+        return self.delay if isinstance(self.delay, int) else self.delay.delay_ns[0]
 
 
 class LinkDirectionSpec(_Table):
-    """What the reverse direction of a duplex link does differently (an asymmetric access line)."""
+    """What the reverse direction of a link does differently (an asymmetric line: UMTS up and down)."""
 
-    rate: Rate | None = None
-    delay: Duration | None = None
+    rate: LinkRate | None = None
+    delay: LinkDelay | None = None
     queue: QueueField | None = None
-    loss_rate: Annotated[float, Field(ge=0.0, lt=1.0)] | None = None
+    loss_rate: Probability | None = None
+    loss: LossModel | None = None
+    arq: ArqField | None = None
+
+
+def _one_way(name: str, source: str, target: str, spec, reverse: LinkDirectionSpec | None = None) -> OneWayLink:
+    """The link `spec` describes from `source` to `target`, with `reverse`'s values where it gives them."""
+    def pick(key):
+        override = getattr(reverse, key) if reverse is not None else None
+        return override if override is not None else getattr(spec, key)
+    return OneWayLink(name, source, target, pick("rate"), pick("delay"), pick("queue"), float(pick("loss_rate")),
+                      pick("loss"), pick("arq"))
+
+
+class BottleneckSpec(_Table):
+    rate: LinkRate
+    delay: LinkDelay                     # one way
+    queue: QueueField
+    reverse_queue: QueueField | None = None  # None: the same as `queue`
+    loss_rate: Probability = 0.0         # packet error rate, forward direction
+    loss: LossModel | None = None        # a loss model instead (forward direction)
+    arq: ArqField | None = None          # link-layer retransmission (forward direction)
+    reverse: LinkDirectionSpec | None = None   # the way back, where it differs (rate, delay, queue, ...)
+
+    @model_validator(mode="after")
+    def _check(self) -> "BottleneckSpec":
+        if self.reverse is not None and self.reverse.queue is not None and self.reverse_queue is not None:
+            raise BadValue("the reverse queue is given twice", "either reverse_queue or reverse.queue",
+                           subpath=("reverse_queue",))
+        if self.loss is not None and self.loss_rate > 0:
+            raise BadValue("both loss_rate and a loss model are given", "one of them", subpath=("loss",))
+        if not isinstance(self.rate, int) and (self.reverse is None or self.reverse.rate is None):
+            raise BadValue("the way back needs its own rate when the bottleneck's follows a trace or schedule",
+                           'reverse = { rate = "..." }', subpath=("reverse", "rate"))
+        return self
+
+    def directions(self) -> tuple[OneWayLink, OneWayLink]:
+        """The bottleneck and its way back. Loss settings apply to the forward direction unless the
+        reverse table gives its own; rate and delay are shared unless it overrides them."""
+        back = self.reverse or LinkDirectionSpec()
+        forward = OneWayLink("bottleneck", "left", "right", self.rate, self.delay, self.queue,
+                             float(self.loss_rate), self.loss, self.arq)
+        reverse = OneWayLink("bottleneck.reverse", "right", "left",
+                             back.rate if back.rate is not None else self.rate,
+                             back.delay if back.delay is not None else self.delay,
+                             self.reverse_queue or back.queue or self.queue,
+                             float(back.loss_rate or 0.0), back.loss, back.arq)
+        return forward, reverse
 
 
 class LinkSpec(_Table):
@@ -141,10 +231,12 @@ class LinkSpec(_Table):
     name: str | None = None                 # default "from-to"; the reverse is "to-from" (or NAME.reverse)
     from_: str = Field(alias="from")
     to: str
-    rate: Rate
-    delay: Duration                         # one way
+    rate: LinkRate
+    delay: LinkDelay                        # one way
     queue: QueueField | None = None         # None: an unbounded FIFO that never drops (a host's access line)
-    loss_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0   # random packet errors, each direction
+    loss_rate: Probability = 0.0            # random packet errors, each direction
+    loss: LossModel | None = None           # a loss model instead, each direction
+    arq: ArqField | None = None             # link-layer retransmission, each direction
     duplex: bool = True
     reverse: LinkDirectionSpec | None = None
 
@@ -152,24 +244,19 @@ class LinkSpec(_Table):
     def _check(self) -> "LinkSpec":
         if self.from_ == self.to:
             raise BadValue(f"the link joins {self.to!r} to itself", "two different node names", subpath=("to",))
-        if self.rate <= 0:
-            raise BadValue("a link of 0 bit/s", "a positive rate", subpath=("rate",))
         if self.reverse is not None and not self.duplex:
             raise BadValue("a one-way link has no reverse direction", "duplex = true, or no reverse table",
                            subpath=("reverse",))
+        if self.loss is not None and self.loss_rate > 0:
+            raise BadValue("both loss_rate and a loss model are given", "one of them", subpath=("loss",))
         return self
 
-    def directions(self) -> list[tuple[str, str, str, int, int, QueueSpec | None, float]]:
-        """(name, from, to, rate, delay, queue, loss_rate) of each one-way link this entry makes."""
-        forward_name = self.name or f"{self.from_}-{self.to}"
-        out = [(forward_name, self.from_, self.to, self.rate, self.delay, self.queue, self.loss_rate)]
+    def directions(self) -> list[OneWayLink]:
+        """Each one-way link this entry makes."""
+        out = [_one_way(self.name or f"{self.from_}-{self.to}", self.from_, self.to, self)]
         if self.duplex:
-            r = self.reverse or LinkDirectionSpec()
             reverse_name = f"{self.name}.reverse" if self.name else f"{self.to}-{self.from_}"
-            out.append((reverse_name, self.to, self.from_, r.rate if r.rate is not None else self.rate,
-                        r.delay if r.delay is not None else self.delay,
-                        r.queue if r.queue is not None else self.queue,
-                        r.loss_rate if r.loss_rate is not None else self.loss_rate))
+            out.append(_one_way(reverse_name, self.to, self.from_, self, self.reverse))
         return out
 
 
@@ -216,18 +303,33 @@ class NetworkSpec(_Table):
     @property
     def access_rate_bps(self) -> int:
         # Access links ten times faster than the bottleneck never become the bottleneck themselves.
+        # A scheduled rate counts by its highest step; a trace's peak is not known before the engine reads
+        # it, and 1 Gbit/s is above the peak of any cellular trace (set access_rate otherwise).
         if self.bottleneck is None:
             return 0
-        return self.access_rate if self.access_rate is not None else 10 * self.bottleneck.rate
+        if self.access_rate is not None:
+            return self.access_rate
+        rate = self.bottleneck.rate
+        if isinstance(rate, RateSchedule):
+            return 10 * max(rate.rate_bps)
+        if isinstance(rate, TraceRate):
+            return 10**9
+        return 10 * rate
 
     def queue_limits(self, which: str) -> dict:
         """Engine queue config for 'queue' or 'reverse_queue' of the bottleneck."""
-        spec = getattr(self.bottleneck, which) or self.bottleneck.queue
+        forward, reverse = self.bottleneck.directions()
+        link = forward if which == "queue" else reverse
         used = which if getattr(self.bottleneck, which) is not None else "queue"
+        if which == "reverse_queue" and self.bottleneck.reverse is not None and self.bottleneck.reverse.queue is not None:
+            used = "reverse.queue"
+        where = ("bottleneck",)
         try:
-            return spec.engine_config(self.bottleneck.rate, self.bottleneck.delay, self.packet_size, self.ack_size)
+            rate = link.nominal_rate(where) if link.queue.size.kind == "bdp" else 1
+            # 'bdp' is the bottleneck's round trip: rate x 2 x one-way delay (seed 000).
+            return link.queue.engine_config(rate, forward.engine_delay(), self.packet_size, self.ack_size)
         except BadValue as exc:
-            raise BadValue(exc.message, exc.accepted, subpath=("bottleneck", used, "size")) from None
+            raise BadValue(exc.message, exc.accepted, subpath=("bottleneck", *used.split("."), "size")) from None
 
     def engine_topology(self) -> dict:
         """The engine's `topology`: every one-way link, node settings and the reported bottleneck."""
@@ -235,28 +337,33 @@ class NetworkSpec(_Table):
         names: dict[str, int] = {}
         ends: dict[tuple[str, str], int] = {}
         for index, spec in enumerate(self.links or []):
-            for name, src, dst, rate, delay, queue, loss in spec.directions():
+            for link in spec.directions():
                 where = ("links", index)
-                if name in names:
-                    raise BadValue(f"the link name {name!r} is used twice", "unique link names",
+                if link.name in names:
+                    raise BadValue(f"the link name {link.name!r} is used twice", "unique link names",
                                    subpath=(*where, "name"))
-                if (src, dst) in ends:
-                    raise BadValue(f"a second link from {src!r} to {dst!r}",
+                if (link.source, link.target) in ends:
+                    raise BadValue(f"a second link from {link.source!r} to {link.target!r}",
                                    "one link per direction between two nodes", subpath=(*where, "to"))
-                names[name], ends[(src, dst)] = index, index
+                names[link.name], ends[(link.source, link.target)] = index, index
                 engine_queue = None
-                if queue is not None:
-                    if queue.size.kind == "bdp" and self.rtt is None:
-                        raise BadValue(f"{queue.size.text!r} needs a round trip to refer to",
+                if link.queue is not None:
+                    if link.queue.size.kind == "bdp" and self.rtt is None:
+                        raise BadValue(f"{link.queue.size.text!r} needs a round trip to refer to",
                                        'network.rtt (e.g. "100ms"), or a size in packets or bytes',
                                        subpath=(*where, "queue", "size"))
+                    rate = link.nominal_rate(where) if link.queue.size.kind == "bdp" else 1
                     try:
-                        engine_queue = queue.engine_config(rate, (self.rtt or 0) // 2, self.packet_size,
-                                                           self.ack_size)
+                        engine_queue = link.queue.engine_config(rate, (self.rtt or 0) // 2, self.packet_size,
+                                                                self.ack_size)
                     except BadValue as exc:
                         raise BadValue(exc.message, exc.accepted, subpath=(*where, "queue", "size")) from None
-                links.append({"name": name, "from": src, "to": dst, "rate_bps": rate, "delay_ns": delay,
-                              "queue": engine_queue, "loss_rate": float(loss)})
+                entry = {"name": link.name, "from": link.source, "to": link.target, "rate_bps": link.engine_rate(),
+                         "delay_ns": link.engine_delay(), "queue": engine_queue, "loss_rate": link.loss_rate}
+                models = link.engine_models()
+                if models:
+                    entry["models"] = models
+                links.append(entry)
         nodes_known = {n for pair in ends for n in pair}
         for node in self.nodes:
             if node not in nodes_known:
@@ -465,13 +572,25 @@ class Scenario(_Table):
         """The engine config of docs/engine-interface.md: integers in base units, nothing implicit."""
         network = self.network
         if network.bottleneck is not None:
-            where = {"bottleneck": {
-                "rate_bps": network.bottleneck.rate,
-                "delay_ns": network.bottleneck.delay,
+            forward, reverse = network.bottleneck.directions()
+            bottleneck = {
+                "rate_bps": forward.engine_rate(),
+                "delay_ns": forward.engine_delay(),
                 "queue": network.queue_limits("queue"),
                 "reverse_queue": network.queue_limits("reverse_queue"),
                 "loss_rate": float(network.bottleneck.loss_rate),
-            }}
+            }
+            if forward.engine_models():
+                bottleneck["models"] = forward.engine_models()
+            if network.bottleneck.reverse is not None:
+                bottleneck["reverse_rate_bps"] = reverse.engine_rate()
+                bottleneck["reverse_delay_ns"] = reverse.engine_delay()
+                models = reverse.engine_models()
+                if reverse.loss_rate > 0:
+                    models["loss"] = {"bernoulli": reverse.loss_rate}
+                if models:
+                    bottleneck["reverse_models"] = models
+            where = {"bottleneck": bottleneck}
         else:
             where = {"topology": network.engine_topology()}
         return {
@@ -513,9 +632,13 @@ def load_scenario(source: "str | Path | Mapping | Scenario", overrides: Sequence
         source = source._raw
     raw = copy.deepcopy(dict(source)) if isinstance(source, Mapping) else read_toml(source)
     apply_overrides(raw, overrides)
+    # Relative trace files are read from the scenario file's folder (else the working directory).
+    token = scenario_dir.set(Path(source).resolve().parent if isinstance(source, (str, Path)) else None)
     try:
         scenario = Scenario.model_validate(raw)
     except ValidationError as exc:
         raise scenario_error_from_validation(exc) from None
+    finally:
+        scenario_dir.reset(token)
     scenario._raw = raw
     return scenario

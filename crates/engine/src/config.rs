@@ -76,9 +76,12 @@ pub struct BottleneckConfig {
     /// Rate trace or schedule, delay schedule, loss model, ARQ of the forward bottleneck.
     #[serde(default)]
     pub models: LinkModelsConfig,
-    /// The reverse bottleneck's rate when it differs (needed when the forward rate follows a model).
+    /// The reverse bottleneck's rate and delay when they differ (a rate is needed when the forward rate
+    /// follows a model).
     #[serde(default)]
     pub reverse_rate_bps: Option<u64>,
+    #[serde(default)]
+    pub reverse_delay_ns: Option<u64>,
     #[serde(default)]
     pub reverse_models: LinkModelsConfig,
 }

@@ -50,24 +50,25 @@ impl Topology {
 
     fn dumbbell(cfg: &ScenarioConfig) -> Self {
         let b = cfg.bottleneck.as_ref().expect("dumbbell");
-        let bottleneck = |name: &str, from: &str, to: &str, rate_bps: u64, queue: &QueueConfig, loss_rate: f64, models: LinkModelsConfig| LinkPlan {
+        let bottleneck = |name: &str, from: &str, to: &str, rate_bps: u64, delay_ns: u64, queue: &QueueConfig, loss_rate: f64, models: LinkModelsConfig| LinkPlan {
             name: name.into(),
             from: from.into(),
             to: to.into(),
             rate_bps,
-            delay_ns: b.delay_ns,
+            delay_ns,
             queue: Some(queue.clone()),
             loss_rate,
             processing: None,
             models,
         };
         let mut links = vec![
-            bottleneck("bottleneck", "left", "right", b.rate_bps, &b.queue, b.loss_rate, b.models.clone()),
+            bottleneck("bottleneck", "left", "right", b.rate_bps, b.delay_ns, &b.queue, b.loss_rate, b.models.clone()),
             bottleneck(
                 "bottleneck.reverse",
                 "right",
                 "left",
                 b.reverse_rate_bps.unwrap_or(b.rate_bps),
+                b.reverse_delay_ns.unwrap_or(b.delay_ns),
                 b.reverse_queue.as_ref().unwrap_or(&b.queue),
                 0.0,
                 b.reverse_models.clone(),

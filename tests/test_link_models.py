@@ -1,0 +1,119 @@
+"""Links that change over time and queue disciplines, as a scenario writes them: the engine config they
+become, the errors a person can make, and short runs through the engine."""
+
+import pytest
+
+import cclab
+from cclab.errors import ScenarioError
+from cclab.scenario import load_scenario
+
+
+def dumbbell(**bottleneck) -> dict:
+    base = {"rate": "10Mbps", "delay": "20ms", "queue": {"discipline": "droptail", "size": "1bdp"}}
+    base.update(bottleneck)
+    return {"network": {"bottleneck": base},
+            "flows": [{"cc": "newreno", "access_delay": "1ms"}],
+            "run": {"duration": "20s", "measure_from": "5s"}}
+
+
+def problem(raw) -> str:
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario(raw)
+    assert len(caught.value.problems) == 1, str(caught.value)
+    return str(caught.value)
+
+
+@pytest.mark.usefixtures("no_engine")
+def test_schedules_loss_models_and_arq_reach_the_engine_config():
+    raw = dumbbell(rate={"at": ["0s", "10s"], "value": ["10Mbps", "2Mbps"]},
+                   delay={"at": ["0s", "250s"], "value": ["50ms", "100ms"]},
+                   loss={"model": "gilbert-elliott", "p_good_to_bad": 0.01, "p_bad_to_good": 0.25},
+                   arq={"loss_rate": 0.1, "retry_delay": "80ms", "max_attempts": 3},
+                   reverse={"rate": "1Mbps", "delay": "30ms", "loss_rate": 0.01})
+    b = load_scenario(raw).to_engine_config()["bottleneck"]
+    assert b["rate_bps"] == 0 and b["delay_ns"] == 50_000_000
+    assert b["models"] == {
+        "rate_model": {"schedule": {"at_ns": [0, 10_000_000_000], "rate_bps": [10_000_000, 2_000_000]}},
+        "delay_schedule": {"at_ns": [0, 250_000_000_000], "delay_ns": [50_000_000, 100_000_000]},
+        "loss": {"gilbert_elliott": {"p_good_to_bad": 0.01, "p_bad_to_good": 0.25, "loss_good": 0.0, "loss_bad": 1.0}},
+        "arq": {"loss": {"bernoulli": 0.1}, "retry_delay_ns": 80_000_000, "max_attempts": 3},
+    }
+    assert (b["reverse_rate_bps"], b["reverse_delay_ns"]) == (1_000_000, 30_000_000)
+    assert b["reverse_models"] == {"loss": {"bernoulli": 0.01}}
+    # 1 bdp refers to the schedule's first rate and the first delay: 10 Mbit/s x 100 ms / 12 kbit = 83.
+    assert b["queue"]["limit_packets"] == 83
+
+
+@pytest.mark.usefixtures("no_engine")
+def test_a_relative_trace_path_is_read_from_the_scenario_folder(tmp_path):
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "link.down").write_text("1\n2\n3\n")
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('''
+[network.bottleneck]
+rate = { trace = "traces/link.down", mean = "384kbps" }
+delay = "150ms"
+queue = { discipline = "droptail", size = "60" }
+reverse = { rate = "64kbps" }
+[[flows]]
+cc = "newreno"
+[run]
+duration = "10s"
+''')
+    b = load_scenario(scenario).to_engine_config()["bottleneck"]
+    assert b["models"]["rate_model"] == {"trace": {"path": str((tmp_path / "traces" / "link.down").resolve()),
+                                                   "mean_bps": 384_000, "bytes_per_opportunity": 1500}}
+
+
+@pytest.mark.usefixtures("no_engine")
+@pytest.mark.parametrize("edit, expected", [
+    (dict(rate={"at": ["0s", "10s"], "value": ["1Mbps"]}), "network.bottleneck.rate: at and value must be lists"),
+    (dict(rate={"at": ["0s", "0s"], "value": ["1Mbps", "2Mbps"]}, reverse={"rate": "1Mbps"}),
+     "network.bottleneck.rate.at.1: times are not increasing"),
+    (dict(delay={"at": ["1s"], "value": ["10ms"]}), "network.bottleneck.delay.at.0: the schedule starts at 1 s"),
+    (dict(rate={"trace": "no-such.trace"}), "network.bottleneck.rate.trace: trace file"),
+    (dict(rate={"at": ["0s"], "value": ["1Mbps"]}), "network.bottleneck.reverse.rate: the way back needs its own rate"),
+    (dict(loss={"model": "gilbert-elliott", "p_good_to_bad": 2, "p_bad_to_good": 0.1}),
+     "network.bottleneck.loss.p_good_to_bad: 2 is not a probability"),
+    (dict(loss={"model": "markov"}), "network.bottleneck.loss.model: {'model': 'markov'} is not a loss model"),
+    (dict(loss_rate=0.01, loss={"model": "bernoulli", "rate": 0.1}), "network.bottleneck.loss: both loss_rate"),
+    (dict(arq={"loss_rate": 0.1}), "network.bottleneck.arq.retry_delay: retry_delay is missing"),
+    (dict(arq={"loss_rate": 0.1, "retry_delay": "80ms", "max_attempts": 0}),
+     "network.bottleneck.arq.max_attempts: 0 is not a number of attempts"),
+    (dict(queue={"discipline": "droptail"}), "network.bottleneck.queue.size: the queue has no size"),
+])
+def test_errors_name_the_field(edit, expected):
+    assert expected in problem(dumbbell(**edit))
+
+
+def test_queue_parameters_with_units_are_parsed_and_unknown_ones_named():
+    raw = dumbbell(queue={"discipline": "codel", "size": "1bdp", "target": "2ms", "interval": "50ms"})
+    queue = load_scenario(raw).to_engine_config()["bottleneck"]["queue"]
+    assert queue["params"] == {"target_ns": 2_000_000, "interval_ns": 50_000_000}
+    raw = dumbbell(queue={"discipline": "red", "size": "1bdp", "max_pp": 0.1})
+    assert "network.bottleneck.queue.max_pp: unknown parameter 'max_pp' of red" in problem(raw)
+    raw = dumbbell(queue={"discipline": "red", "size": "1bdp", "min_th": 30, "max_th": 10})
+    with pytest.raises(ScenarioError) as caught:
+        cclab.run(raw)
+    assert "network.bottleneck.queue.max_th" in str(caught.value)
+
+
+@pytest.mark.parametrize("discipline", ["red", "ared", "codel", "fq_codel", "pie"])
+def test_every_discipline_runs_from_a_scenario_and_reports_early_drops(discipline):
+    raw = dumbbell(queue={"discipline": discipline, "size": "1bdp"})
+    raw["flows"][0]["count"] = 4
+    result = cclab.run(raw)
+    link = result.links.set_index("name").loc["bottleneck"]
+    assert link["early_drops"] > 0
+    assert link["utilization"] > 0.8
+
+
+def test_a_trace_driven_bottleneck_runs(tmp_path):
+    trace = tmp_path / "flat.trace"
+    trace.write_text("".join(f"{ms}\n" for ms in range(1, 11)))   # 1500 B every ms: 12 Mbit/s
+    raw = dumbbell(rate={"trace": str(trace)}, reverse={"rate": "12Mbps"},
+                   queue={"discipline": "droptail", "size": "50"})
+    result = cclab.run(raw)
+    link = result.links.set_index("name").loc["bottleneck"]
+    assert link["rate_bps"] == 12_000_000
+    assert 0.9 < link["utilization"] <= 1.0
