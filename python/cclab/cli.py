@@ -12,6 +12,7 @@ starts without pandas or matplotlib (tests/test_startup.py holds this).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from contextlib import nullcontext
 from pathlib import Path
@@ -185,12 +186,19 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
                       cluster: str | None, store: Path | None, out: Path) -> None:
     """Run the experiments of STUDY (e.g. seed000) and compare them with the paper."""
     from .executors import make_executor
-    from .experiment import list_experiments, load_experiment
+    from .experiment import experiments_root, list_experiments, load_experiment
     from .reproduce import reproduce, study_of
     from .reproduction_report import terminal_view, write_study_report
     from .store import resolve_root
 
     available = list_experiments()
+    if not available:
+        # An empty list is never the answer a person wants: the studies are package data, so none found
+        # means a broken install, or $CCLAB_EXPERIMENTS pointing at the wrong folder.
+        root = experiments_root()
+        where = "$CCLAB_EXPERIMENTS" if os.environ.get("CCLAB_EXPERIMENTS") else "cclab's package data"
+        raise CclabError(f"no experiment files found in {where} ({root}); each study is a folder of experiment files "
+                         "(<study>/<part>.toml). Reinstall cclab, or point $CCLAB_EXPERIMENTS at such a folder")
     if list_only or study is None:
         for experiment_id, path in available.items():
             click.echo(f"{experiment_id}\t{path}")
