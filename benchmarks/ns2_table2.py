@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""ns-2.35 TCP-Linux reference for seed 000's Table II: each row of experiments/seed000/table2.toml run once
-in ns-2 (both flows start at t = 0, as the paper's single run), printed beside the paper's numbers, and the
+"""ns-2.35 TCP-Linux reference for seed 000's Table II: each row of python/cclab/studies/seed000/table2.toml
+run once in ns-2 (both flows start at t = 0, as the paper's single run), printed beside the paper's numbers, and the
 `ns2 = { host_a = [...], host_b = [...] }` lines to paste into table2.toml.
 
     python3 benchmarks/ns2_table2.py [--rows 1,7] [--duration 2000]
@@ -21,7 +21,7 @@ import tomllib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TABLE2 = HERE.parent / "experiments" / "seed000" / "table2.toml"
+TABLE2 = HERE.parent / "python" / "cclab" / "studies" / "seed000" / "table2.toml"
 CACHE = HERE / "ns2-table2.csv"
 # cclab algorithm -> ns-2.35 TCP-Linux module; CUBIC's 2.6.22 variant is the module ns-2.35 bundles.
 NS2_NAME = {"newreno": "reno", "scalable": "scalable", "highspeed": "highspeed", "htcp": "htcp",

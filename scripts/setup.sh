@@ -13,5 +13,6 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
-# The package (and its engine, compiled by maturin) plus the test tools.
-.venv/bin/python -m pip install --quiet -e '.[test]'
+# The package (and its engine, compiled by maturin), the Dask cluster executor (the `cluster` extra) and the
+# test tools.
+.venv/bin/python -m pip install --quiet -e '.[cluster,test]'

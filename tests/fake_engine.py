@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
+
 ALGORITHMS = [
     {"name": "newreno", "aliases": [], "summary": "AIMD with NewReno recovery", "default_variant": "rfc6582",
      "variants": [{"name": "rfc6582", "source": "RFC 6582", "parameters": {}}], "parameters": []},
@@ -64,17 +66,27 @@ class Simulation:
         }
 
     def timeseries(self) -> dict:
+        """Columns of 50 samples per flow at most; ssthresh 2^31 - 1 is the engine's "not set yet"."""
         interval = self.config["run"]["sample_interval_ns"]
         if interval == 0:
             return {"flows": {}, "queue": {}}
         times = [t / 1e9 for t in range(0, self.now_ns, interval)][:50]
         flows = range(len(self.config["flows"]))
         rows = [(t, f) for t in times for f in flows]
+        # numpy arrays, as the bindings hand them over: int64 for counts, float64 for the rest.
         return {
-            "flows": {"time_s": [t for t, _ in rows], "flow": [f for _, f in rows],
-                      "cwnd": [10.0] * len(rows), "ssthresh": [math.nan] * len(rows),
-                      "srtt_s": [0.11] * len(rows), "rtt_s": [0.11] * len(rows),
-                      "in_flight": [10] * len(rows), "delivered": list(range(len(rows)))},
-            "queue": {"time_s": times, "queue_packets": [5] * len(times),
-                      "queue_bytes": [7500] * len(times), "drops": [0] * len(times)},
+            "flows": {"time_s": floats([t for t, _ in rows]), "flow": ints([f for _, f in rows]),
+                      "cwnd": ints([10] * len(rows)), "ssthresh": ints([2**31 - 1] * len(rows)),
+                      "srtt_s": floats([0.11] * len(rows)), "rtt_s": floats([0.11] * len(rows)),
+                      "in_flight": ints([10] * len(rows)), "delivered": ints(range(len(rows)))},
+            "queue": {"time_s": floats(times), "queue_packets": ints([5] * len(times)),
+                      "queue_bytes": ints([7500] * len(times)), "drops": ints([0] * len(times))},
         }
+
+
+def ints(values) -> np.ndarray:
+    return np.array(list(values), dtype=np.int64)
+
+
+def floats(values) -> np.ndarray:
+    return np.array(list(values), dtype=np.float64)

@@ -45,9 +45,17 @@ def test_long_error_lines_are_not_wrapped(example):
     assert len(line) > 200
 
 
-def test_version():
+def test_version_names_the_package_and_its_engine():
+    """Results are stored under cclab's version and the engine's fingerprint; --version shows both."""
+    import cclab
+
+    try:
+        from cclab import _engine
+        engine = f"engine {_engine.source_hash()}"
+    except ImportError:
+        engine = "engine not built"
     process = run_cli("--version")
-    assert process.returncode == 0 and process.stdout.startswith("cclab, version ")
+    assert (process.returncode, process.stdout, process.stderr) == (0, f"cclab {cclab.__version__} ({engine})\n", "")
 
 
 # --- in process, on the stand-in engine --------------------------------------------------------------

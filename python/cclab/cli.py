@@ -3,31 +3,35 @@
 Errors a person can fix (any CclabError) are one red `error: ...` line per problem on stderr and exit
 status 2, never a traceback; Ctrl-C exits with 130. Stdout carries only the requested output, so
 `cclab run x.toml --json | jq` always sees clean JSON.
+
+Only click and cclab's own errors are imported with this module; everything else (rich, pydantic, the
+engine, pandas) inside the command that needs it, so `cclab --version` answers at once and `cclab run`
+starts without pandas or matplotlib (tests/test_startup.py holds this).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from contextlib import nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.text import Text
 
-from . import __version__
-from .engine import algorithm_list, canonical_algorithm, queue_list
 from .errors import CclabError
-from .report import algorithm_detail, algorithms_table, queues_table, summary_tables
-from .runner import run as run_scenario
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_ERROR = 2          # as click's usage errors: the command line or its input is wrong
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
 
 
 def _stderr() -> Console:
+    from rich.console import Console
+
     # soft_wrap: an error stays one line however narrow the terminal, so scripts can grep it.
     return Console(stderr=True, soft_wrap=True, highlight=False)
 
@@ -35,11 +39,32 @@ def _stderr() -> Console:
 def _stdout() -> Console:
     # Rich assumes 80 columns when stdout is a file or pipe, which wraps the flow table's headings;
     # a saved report reads better unwrapped.
+    from rich.console import Console
+
     return Console() if sys.stdout.isatty() else Console(width=120)
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """`cclab --version`: the package's version and the fingerprint of the engine it runs, the two halves
+    of the version results are stored under (cclab.store.results_version)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from . import __version__
+    from .engine import engine_source_hash, load_engine
+    from .errors import EngineUnavailable
+
+    try:
+        load_engine()
+        engine = f"engine {engine_source_hash()}"
+    except EngineUnavailable:
+        engine = "engine not built"
+    click.echo(f"cclab {__version__} ({engine})")
+    ctx.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", "-V", prog_name="cclab")
+@click.option("--version", "-V", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version of cclab and the fingerprint of its engine, and exit.")
 def cli() -> None:
     """cclab: a laboratory for TCP congestion control."""
 
@@ -54,6 +79,9 @@ def cli() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no messages; only --json output.")
 def run_command(file: Path, as_json: bool, overrides: tuple[str, ...], out: Path | None, quiet: bool) -> None:
     """Run the scenario in FILE and print a summary per flow and of the bottleneck."""
+    from .report import summary_tables
+    from .runner import run as run_scenario
+
     show_bar = not (as_json or quiet) and sys.stderr.isatty()
     with _progress_bar(file.name) if show_bar else nullcontext() as progress:
         result = run_scenario(file, overrides, progress=progress)
@@ -71,6 +99,9 @@ class _progress_bar:
     """A rich bar on stderr, used as the runner's progress(now_ns, duration_ns) callback."""
 
     def __init__(self, label: str):
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
         self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
                              TextColumn("{task.fields[simulated]}"), TimeElapsedColumn(),
                              TimeRemainingColumn(), console=Console(stderr=True), transient=True)
@@ -93,6 +124,9 @@ class _progress_bar:
 @click.option("--json", "as_json", is_flag=True, help="Print the engine's description as JSON.")
 def algorithms_command(name: str | None, as_json: bool) -> None:
     """List the congestion control algorithms of the engine, or describe NAME."""
+    from .engine import algorithm_list, canonical_algorithm
+    from .report import algorithm_detail, algorithms_table
+
     algorithms = algorithm_list()
     if name is not None:
         wanted = canonical_algorithm(name)
@@ -116,6 +150,9 @@ def algorithms_command(name: str | None, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the engine's description as JSON.")
 def queues_command(name: str | None, as_json: bool) -> None:
     """List the queue disciplines of the engine (DropTail, RED, ...), or describe NAME."""
+    from .engine import queue_list
+    from .report import algorithm_detail, queues_table
+
     queues = queue_list()
     selected: object = queues
     if name is not None:
@@ -149,12 +186,19 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
                       cluster: str | None, store: Path | None, out: Path) -> None:
     """Run the experiments of STUDY (e.g. seed000) and compare them with the paper."""
     from .executors import make_executor
-    from .experiment import list_experiments, load_experiment
+    from .experiment import experiments_root, list_experiments, load_experiment
     from .reproduce import reproduce, study_of
     from .reproduction_report import terminal_view, write_study_report
     from .store import resolve_root
 
     available = list_experiments()
+    if not available:
+        # An empty list is never the answer a person wants: the studies are package data, so none found
+        # means a broken install, or $CCLAB_EXPERIMENTS pointing at the wrong folder.
+        root = experiments_root()
+        where = "$CCLAB_EXPERIMENTS" if os.environ.get("CCLAB_EXPERIMENTS") else "cclab's package data"
+        raise CclabError(f"no experiment files found in {where} ({root}); each study is a folder of experiment files "
+                         "(<study>/<part>.toml). Reinstall cclab, or point $CCLAB_EXPERIMENTS at such a folder")
     if list_only or study is None:
         for experiment_id, path in available.items():
             click.echo(f"{experiment_id}\t{path}")
@@ -249,7 +293,7 @@ def _print_plan(sweep, study_store, status: dict[str, str]) -> None:
         values = [json.dumps(run.params[name]) if not isinstance(run.params[name], str) else run.params[name]
                   for name in sweep.fields]
         table.add_row(str(run.index), *values, str(run.replication), str(run.seed), run.scenario_hash[:12],
-                      Text(state, style=colours[state]))
+                      _text(state, style=colours[state]))
     console = _stdout()
     console.print(table)
     counts = {state: sum(1 for s in status.values() if s == state) for state in ("stored", "failed", "missing")}
@@ -275,10 +319,10 @@ def _print_report(file: Path, sweep, study_store, report, executor: str, retry_f
     for record in report.failures[:10]:
         params = ", ".join(f"{name}={json.dumps(value)}" for name, value in record["params"].items())
         first_line = (str(record.get("error")) or "").splitlines()[0] if record.get("error") else ""
-        console.print(Text(f"failed: {params} replication {record['replication']}: "
+        console.print(_text(f"failed: {params} replication {record['replication']}: "
                            f"{record.get('error_type')}: {first_line}", style="red"))
     if len(report.failures) > 10:
-        console.print(Text(f"... and {len(report.failures) - 10} more failed runs", style="red"))
+        console.print(_text(f"... and {len(report.failures) - 10} more failed runs", style="red"))
     if report.failures:
         console.print(f"The failures are recorded in the store; `cclab sweep {file} --retry-failed` runs them again.",
                       markup=False)
@@ -288,6 +332,9 @@ class _sweep_bar(_progress_bar):
     """Runs done, failed and running, and the estimated time left, as a progress(SweepProgress) callback."""
 
     def __init__(self, label: str):
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
         self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
                              TextColumn("{task.completed}/{task.total}"),
                              TextColumn("[green]{task.fields[done]} done[/] [red]{task.fields[failed]} failed[/] "
@@ -342,6 +389,13 @@ def _cell(value) -> str:
     return str(value)
 
 
+def _text(text: str, style: str = ""):
+    """A rich Text: printed as given, never read as markup (a run's parameters can hold brackets)."""
+    from rich.text import Text
+
+    return Text(text, style=style)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `cclab` script: turns every outcome into an exit status."""
     try:
@@ -349,10 +403,10 @@ def main(argv: list[str] | None = None) -> None:
     except CclabError as exc:
         console = _stderr()
         for line in str(exc).splitlines() or [type(exc).__name__]:
-            console.print(Text(f"error: {line}", style="red"))
+            console.print(_text(f"error: {line}", style="red"))
         sys.exit(EXIT_ERROR)
     except (KeyboardInterrupt, click.exceptions.Abort):
-        _stderr().print(Text("interrupted", style="red"))
+        _stderr().print(_text("interrupted", style="red"))
         sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as exc:
         exc.show()

@@ -212,6 +212,24 @@ def _check_reachable(address: str) -> None:
         pass
 
 
+# Dask is an optional part of cclab (`pip install 'cclab[cluster]'`), needed only for --cluster.
+MISSING_DASK = ("--cluster needs Dask distributed, an optional part of cclab that is not installed; "
+                "install it with: pip install 'cclab[cluster]'")
+
+
+def _require_dask() -> None:
+    """Fail before anything runs when distributed is missing; finding it costs nothing, importing it (a second)
+    is left to the first submit."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec("distributed") is not None
+    except (ImportError, ValueError):  # ValueError: a module in sys.modules without a spec (set to None)
+        found = False
+    if not found:
+        raise ExecutorError(MISSING_DASK)
+
+
 class DaskExecutor:
     """Runs on a Dask distributed cluster: an existing scheduler, or a LocalCluster started here.
 
@@ -219,6 +237,7 @@ class DaskExecutor:
     """
 
     def __init__(self, address: str):
+        _require_dask()
         self.address = address.strip()
         self._local_workers: int | None = None
         if self.address.startswith("local:"):
@@ -244,8 +263,8 @@ class DaskExecutor:
             return self._client
         try:
             from distributed import Client, LocalCluster
-        except ImportError as exc:
-            raise ExecutorError(f"--cluster needs Dask distributed ({exc}); pip install 'dask[distributed]'") from None
+        except ImportError as exc:  # found, but broken (a dependency of it missing)
+            raise ExecutorError(f"{MISSING_DASK} ({exc})") from None
         try:
             if self._local_workers is not None:
                 # One thread per worker: the engine runs a simulation on one core and releases the GIL,

@@ -1,7 +1,7 @@
 """Paper experiments: rows (algorithms, or a mix of them) x cells (network settings) x replications,
 measured by named metrics and compared with the published numbers and the paper's stated findings.
 
-An experiment file (experiments/<study>/<part>.toml) names a base scenario and holds:
+An experiment file (`cclab/studies/<study>/<part>.toml`, package data) names a base scenario and holds:
 
 - `[[cells]]` (name, `set` overrides, optional `x` for line plots) or one `[axis]` that generates them
   (`field`, `values`, `x`, `label`);
@@ -30,6 +30,7 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from . import studies
 from .errors import ScenarioError, scenario_error_from_validation
 from .scenario import load_scenario, read_toml
 from .sweep import PlannedRun, derive_seed, scenario_hash
@@ -358,13 +359,16 @@ def plan_experiment(experiment: Experiment, quick: bool = False) -> Plan:
 # --- finding experiments -----------------------------------------------------------------------------
 
 def experiments_root() -> Path:
-    """experiments/ of the repository (CCLAB_EXPERIMENTS overrides it)."""
+    """The folder of study folders: the package's `studies/`, or $CCLAB_EXPERIMENTS when set (tests and
+    studies of one's own)."""
     env = os.environ.get("CCLAB_EXPERIMENTS")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "experiments"
+    if env:
+        return Path(env)
+    return studies.folder()
 
 
 def list_experiments() -> dict[str, Path]:
-    """Experiment id -> file, for every experiment file under experiments/, each study in its `order`."""
+    """Experiment id -> file, for every experiment file in a study folder, each study in its `order`."""
     found = []
     root = experiments_root()
     for path in sorted(root.glob("*/*.toml")):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
 from rich.table import Table
 
-from .result import Result
+if TYPE_CHECKING:
+    from .result import Result
 
 MBIT = 1e6
 

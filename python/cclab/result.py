@@ -1,40 +1,67 @@
-"""What a run returns: the engine's summary and time series as dicts and pandas DataFrames."""
+"""What a run returns: the engine's summary and time series as dicts and pandas DataFrames.
+
+The DataFrames are built on first use, and pandas is imported then: `cclab run` prints its tables from
+the summary alone, and should not pay pandas' import (a quarter of a second) for frames it never shows.
+"""
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
-import pandas as pd
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 
 @dataclass(frozen=True)
 class Result:
     config: dict                # the engine config that was run (docs/engine-interface.md)
     summary: dict               # the engine summary, as returned
-    flows: pd.DataFrame         # one row per flow: goodput_bps, loss_events, ...
     bottleneck: dict            # utilization, drops, mean_queue_packets, ...
-    timeseries: pd.DataFrame    # one row per flow per sample: time_s, flow, cwnd, ...
-    queue: pd.DataFrame         # one row per sample: time_s, queue_packets, queue_bytes, drops
-    links: pd.DataFrame         # one row per link with a queue: name, utilization, drops, mean queue, ...
-    link_series: pd.DataFrame   # one row per such link per sample: time_s, link, queue_packets, ...
+    # The engine's columnar series as it hands them over: {"flows": {column: numpy array}, "queue": {...}},
+    # and the queue samples of every link with a queue, {column: array or list} (sim.link_series()).
+    series: Mapping[str, Mapping[str, "np.ndarray"]]
+    link_columns: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_engine(cls, config: dict, summary: dict, series: dict, link_series: dict | None = None) -> "Result":
-        # The engine hands back columns (dict of lists), which pandas takes without a per-row loop.
-        return cls(
-            config=config,
-            summary=summary,
-            flows=pd.DataFrame(summary.get("flows", [])),
-            bottleneck=dict(summary.get("bottleneck", {})),
-            timeseries=pd.DataFrame(series.get("flows", {})),
-            queue=pd.DataFrame(series.get("queue", {})),
-            links=pd.DataFrame(summary.get("links", [])),
-            link_series=pd.DataFrame(link_series or {}),
-        )
+        return cls(config=config, summary=summary, bottleneck=dict(summary.get("bottleneck", {})), series=series,
+                   link_columns=link_series or {})
+
+    # cached_property stores into the instance __dict__ directly, which a frozen dataclass allows.
+    @cached_property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow: goodput_bps, loss_events, ..."""
+        import pandas as pd
+
+        return pd.DataFrame(self.summary.get("flows", []))
+
+    @cached_property
+    def timeseries(self) -> pd.DataFrame:
+        """One row per flow per sample: time_s, flow, cwnd, ... (integers int64, numbers float64)."""
+        return _frame(self.series.get("flows") or {})
+
+    @cached_property
+    def queue(self) -> pd.DataFrame:
+        """One row per sample: time_s, queue_packets, queue_bytes, drops."""
+        return _frame(self.series.get("queue") or {})
+
+    @cached_property
+    def links(self) -> pd.DataFrame:
+        """One row per link with a queue: name, utilization, drops, mean queue, ..."""
+        import pandas as pd
+
+        return pd.DataFrame(self.summary.get("links", []))
+
+    @cached_property
+    def link_series(self) -> pd.DataFrame:
+        """One row per link with a queue per sample: time_s, link, queue_packets, ..."""
+        return _frame(self.link_columns)
 
     @property
     def jain_index(self) -> float:
@@ -57,6 +84,13 @@ class Result:
         (out / "summary.json").write_text(self.summary_json() + "\n", encoding="utf-8")
         (out / "config.json").write_text(json.dumps(self.config, indent=2) + "\n", encoding="utf-8")
         return out
+
+
+def _frame(columns: Mapping[str, Any]) -> pd.DataFrame:
+    """A DataFrame over the engine's numpy columns (one copy into pandas' blocks, no per-sample work)."""
+    import pandas as pd
+
+    return pd.DataFrame(dict(columns))
 
 
 def _json_safe(value: Any) -> Any:

@@ -155,12 +155,13 @@ def _array(values: list) -> pa.Array:
     return pa.array(values)
 
 
-def series_table(identity: Mapping[str, Any], columns: Mapping[str, list]) -> pa.Table:
+def series_table(identity: Mapping[str, Any], columns: Mapping[str, Any]) -> pa.Table:
     """A columnar engine series with the run's study and key in front, so series of many runs can be read
-    as one table and joined to `runs` on run_key. Column types are inferred by Arrow in C (a series
-    can have millions of samples): integers int64, numbers float64 with NaN where the engine has none."""
+    as one table and joined to `runs` on run_key. The engine's columns are numpy arrays (integers int64,
+    numbers float64 with NaN where the engine has none), which Arrow takes without a per-sample step;
+    the identity columns are repeated in C too (a series can have millions of samples)."""
     length = len(next(iter(columns.values()))) if columns else 0
-    arrays = {name: pa.array([value] * length, pa.string()) for name, value in identity.items()}
+    arrays = {name: pa.repeat(pa.scalar(value, pa.string()), length) for name, value in identity.items()}
     for name, values in columns.items():
         arrays[name] = pa.array(values) if len(values) else pa.array([], pa.float64())
     return pa.table(arrays)

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# cclab as a new user gets it: build the wheel and the sdist, install the wheel into a fresh virtual
+# environment in a temporary folder outside the repository, and run the README's commands there, the quick
+# seed 000 Table I included (about a minute of simulation on 2 cores). Everything the commands read at run
+# time must come from the installed package, never from this checkout. Not part of scripts/test.sh: it
+# compiles the engine once more and installs the dependencies from the package index (a few minutes).
+#
+#   scripts/check_wheel.sh            # exit status 0 when every check passes
+#   scripts/check_wheel.sh --keep     # keep the temporary folder (its path is printed) to look around
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$(pwd)
+PYTHON=${PYTHON:-python3}
+KEEP=${1:-}
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cclab-wheel.XXXXXX")
+if [[ "$KEEP" != "--keep" ]]; then
+    trap 'rm -rf "$WORK"' EXIT
+fi
+echo "check_wheel: working in $WORK"
+fail() { echo "check_wheel: FAILED: $*" >&2; exit 1; }
+ok() { echo "check_wheel: ok: $*"; }
+
+# 1. Build with maturin, the version pyproject.toml's build-system asks for. With --sdist, maturin builds
+#    the sdist first and the wheel from it, in a folder of its own: so the sdist is proven to build too.
+"$PYTHON" -m venv "$WORK/build"
+"$WORK/build/bin/pip" install --quiet --upgrade pip
+MATURIN=$("$PYTHON" -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"][0])')
+"$WORK/build/bin/pip" install --quiet "$MATURIN"
+"$WORK/build/bin/maturin" build --release --sdist --out "$WORK/dist" >"$WORK/build.log" 2>&1 \
+    || { tail -30 "$WORK/build.log" >&2; fail "maturin build (log: $WORK/build.log)"; }
+WHEEL=$(ls "$WORK"/dist/cclab-*.whl)
+SDIST=$(ls "$WORK"/dist/cclab-*.tar.gz)
+ok "built $(basename "$WHEEL") and $(basename "$SDIST")"
+
+# 2. Both carry every study file of the checkout.
+STUDY_FILES=$(cd python && find cclab/studies -name '*.toml' | sort)
+[[ -n "$STUDY_FILES" ]] || fail "no study files under python/cclab/studies"
+"$PYTHON" - "$WHEEL" "$SDIST" $STUDY_FILES <<'EOF' || fail "a study file is missing from the wheel or the sdist"
+import sys, tarfile, zipfile
+wheel, sdist, *wanted = sys.argv[1:]
+in_wheel = set(zipfile.ZipFile(wheel).namelist())
+in_sdist = {name.split("/", 1)[1] for name in tarfile.open(sdist).getnames() if "/" in name}
+missing = [f"wheel: {w}" for w in wanted if w not in in_wheel] + \
+          [f"sdist: {w}" for w in wanted if f"python/{w}" not in in_sdist]
+if missing:
+    sys.exit("\n".join(missing))
+EOF
+ok "$(echo "$STUDY_FILES" | wc -l) study files in the wheel and in the sdist"
+
+# 3. A fresh venv with the wheel alone (no extras), used from a folder that is not the repository.
+"$PYTHON" -m venv "$WORK/venv"
+"$WORK/venv/bin/pip" install --quiet --upgrade pip
+"$WORK/venv/bin/pip" install --quiet "$WHEEL"
+cd "$WORK"
+unset PYTHONPATH CCLAB_EXPERIMENTS CCLAB_STORE
+CCLAB="$WORK/venv/bin/cclab"
+PACKAGE=$("$WORK/venv/bin/python" -c 'import cclab, pathlib; print(pathlib.Path(cclab.__file__).parent)')
+[[ "$PACKAGE" == "$WORK/venv/"* ]] || fail "cclab imported from $PACKAGE, not from the fresh venv"
+ok "cclab imported from $PACKAGE"
+
+VERSION=$("$CCLAB" --version)
+FINGERPRINT=$("$WORK/venv/bin/python" -c 'import cclab._engine as e; print(e.source_hash())')
+[[ "$VERSION" =~ ^cclab\ [0-9][^\ ]*\ \(engine\ ${FINGERPRINT}\)$ ]] || fail "cclab --version printed '$VERSION'"
+ok "cclab --version: $VERSION"
+
+LIST=$("$CCLAB" reproduce --list)
+for id in seed000-table1 seed000-table2 seed000-figure13 seed001-figure1; do
+    grep -q "^$id	$PACKAGE/studies/" <<<"$LIST" || fail "cclab reproduce --list lacks $id from the package: $LIST"
+done
+ok "cclab reproduce --list: $(wc -l <<<"$LIST") experiments, all from the installed package"
+
+ALGORITHMS=$("$CCLAB" algorithms)
+for name in newreno cubic bbr; do
+    grep -q "$name" <<<"$ALGORITHMS" || fail "cclab algorithms lacks $name"
+done
+ok "cclab algorithms"
+
+"$CCLAB" run "$PACKAGE/studies/seed000/single-flow.toml" --set run.duration=5s --set run.measure_from=1s \
+    --out "$WORK/run" >"$WORK/run.txt" 2>&1 || fail "cclab run of a packaged scenario: $(cat "$WORK/run.txt")"
+[[ -s "$WORK/run/timeseries.parquet" ]] || fail "cclab run --out wrote no time series"
+ok "cclab run of a packaged scenario, with --out"
+
+if "$CCLAB" reproduce seed000 --quick --only table1 --cluster local:1 --store "$WORK/store" 2>"$WORK/cluster.txt"; then
+    fail "--cluster without the cluster extra did not fail"
+fi
+grep -q "pip install 'cclab\[cluster\]'" "$WORK/cluster.txt" || fail "--cluster without Dask said: $(cat "$WORK/cluster.txt")"
+ok "--cluster without the extra: $(cat "$WORK/cluster.txt")"
+
+"$CCLAB" reproduce seed000 --quick --only table1 --jobs 2 --store "$WORK/store" --out "$WORK/results" \
+    >"$WORK/table1.txt" 2>"$WORK/table1.err" || fail "quick seed 000 Table I: $(tail -5 "$WORK/table1.err")"
+[[ -s "$WORK/results/seed000-quick/report.md" ]] || fail "quick seed 000 Table I wrote no report"
+ok "cclab reproduce seed000 --quick --only table1: $(tail -1 "$WORK/table1.err")"
+
+echo "check_wheel: all checks passed (the wheel works outside $REPO)"
