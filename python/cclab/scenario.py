@@ -453,6 +453,7 @@ class FlowSpec(_Table):
     initial_cwnd: Annotated[int, Field(ge=1)] = 2        # packets
     rto_min: Duration = 200 * MS
     rwnd: Annotated[int, Field(ge=1)] = 1_000_000_000    # packets; large enough never to limit
+    overhead: Duration = 0                               # dumbbell: each packet waits uniform [0, overhead] at the sender (ns-2 overhead_)
     route: list[str] | None = None                       # links: nodes from the sender to the receiver
     ack_route: list[str] | None = None                   # links: the ACKs' way back (default: route reversed)
 
@@ -462,8 +463,8 @@ class FlowSpec(_Table):
             raise BadValue("a route names at least two nodes", "the nodes from the sender to the receiver",
                            subpath=("route",))
         if self.route is not None:
-            for key in ("access_delay", "src_access_delay", "dst_access_delay"):
-                if getattr(self, key) is not None:
+            for key in ("access_delay", "src_access_delay", "dst_access_delay", "overhead"):
+                if getattr(self, key) not in (None, 0):
                     raise BadValue(f"{key} belongs to the dumbbell; over links a flow's delays are its links'",
                                    "a route without access delays", subpath=(key,))
         if self.access_delay is not None and (self.src_access_delay or self.dst_access_delay):
@@ -494,6 +495,7 @@ class FlowSpec(_Table):
             "initial_cwnd": self.initial_cwnd,
             "rto_min_ns": self.rto_min,
             "rwnd_packets": self.rwnd,
+            **({"overhead_ns": self.overhead} if self.overhead else {}),
             **({"route": list(self.route)} if self.route is not None else {}),
             **({"ack_route": list(self.ack_route)} if self.ack_route is not None else {}),
         } for i in range(self.count)]

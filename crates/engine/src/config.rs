@@ -285,6 +285,10 @@ pub struct FlowConfig {
     pub rto_min_ns: u64,
     #[serde(default = "default_rwnd")]
     pub rwnd_packets: u64,
+    /// Dumbbell only: each data packet waits uniform[0, overhead_ns] before it leaves the sender, in order
+    /// (ns-2's `Agent/TCP overhead_`, which seed 001 sets to 8 us to break phase effects).
+    #[serde(default)]
+    pub overhead_ns: u64,
     /// With `topology`: the nodes from the sender to the receiver. ACKs take `ack_route`, by default the
     /// same nodes backwards. Not used with the dumbbell preset.
     #[serde(default)]
@@ -365,6 +369,9 @@ impl ScenarioConfig {
             let needs_route = self.topology.is_some();
             if needs_route && f.route.is_none() {
                 return Err(err(format!("flows.{i}.route"), "a flow over links needs a route: the nodes from sender to receiver"));
+            }
+            if needs_route && f.overhead_ns > 0 {
+                return Err(err(format!("flows.{i}.overhead"), "over links, give the sending node a processing_jitter instead"));
             }
             if !needs_route && (f.route.is_some() || f.ack_route.is_some()) {
                 return Err(err(format!("flows.{i}.route"), "routes are given over links; the dumbbell (network.bottleneck) routes its flows itself"));

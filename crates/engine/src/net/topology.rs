@@ -95,6 +95,9 @@ impl Topology {
             let dst_fwd = access("right", &dst, f.dst_access_delay_ns);
             let dst_rev = access(&dst, "right", f.dst_access_delay_ns);
             let src_rev = access("left", &src, f.src_access_delay_ns);
+            if f.overhead_ns > 0 {
+                links[src_fwd as usize].processing = Some((0, f.overhead_ns));
+            }
             routes.push([vec![src_fwd, 0, dst_fwd], vec![dst_rev, 1, src_rev]]);
         }
         Topology { links, routes, bottleneck: 0 }
