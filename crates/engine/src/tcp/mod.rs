@@ -4,6 +4,7 @@ pub mod rate;
 pub mod rto_ns2;
 pub mod rtt;
 pub mod scoreboard;
+pub mod seq_ranges;
 pub mod sender;
 
 #[cfg(test)]

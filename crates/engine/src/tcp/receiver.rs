@@ -5,6 +5,7 @@
 //! interval); out-of-order data and data filling a hole are acknowledged at once (RFC 5681 section 4.2).
 
 use crate::net::packet::{Direction, Ecn, Packet, Payload, SeqRange, MAX_SACK_BLOCKS};
+use crate::tcp::seq_ranges::SeqRanges;
 use crate::time::{SimDuration, SimTime};
 
 pub const DELAYED_ACK_TIMEOUT: SimDuration = SimDuration::from_millis(100);
@@ -15,8 +16,8 @@ pub struct Receiver {
     delayed_ack: bool,
     /// Next segment expected in order.
     rcv_nxt: u64,
-    /// Segments received above rcv_nxt: sorted, disjoint, not adjacent.
-    out_of_order: Vec<SeqRange>,
+    /// Segments received above rcv_nxt, as ranges: O(log n) per packet however many holes there are.
+    out_of_order: SeqRanges,
     /// Segments that identify the most recently reported SACK blocks, newest first (RFC 2018 section 4).
     recent: [Option<u64>; MAX_SACK_BLOCKS],
     /// In-order packets not yet acknowledged (delayed ACKs).
@@ -39,7 +40,7 @@ impl Receiver {
             ack_size,
             delayed_ack,
             rcv_nxt: 0,
-            out_of_order: Vec::new(),
+            out_of_order: SeqRanges::new(),
             recent: [None; MAX_SACK_BLOCKS],
             unacked: 0,
             echo: (SimTime::ZERO, false),
@@ -76,14 +77,11 @@ impl Receiver {
         if seq == self.rcv_nxt {
             self.rcv_nxt += 1;
             // A filled hole releases the contiguous out-of-order data behind it.
-            if let Some(first) = self.out_of_order.first() {
-                if first.start == self.rcv_nxt {
-                    self.rcv_nxt = first.end;
-                    self.out_of_order.remove(0);
-                }
+            if self.out_of_order.first().is_some_and(|first| first.start == self.rcv_nxt) {
+                self.rcv_nxt = self.out_of_order.pop_first().expect("checked").end;
             }
         } else {
-            self.insert_out_of_order(seq);
+            self.out_of_order.insert(SeqRange { start: seq, end: seq + 1 }, |_| {});
             self.recent.rotate_right(1);
             self.recent[0] = Some(seq);
         }
@@ -116,40 +114,14 @@ impl Receiver {
     }
 
     fn contains(&self, seq: u64) -> bool {
-        let i = self.out_of_order.partition_point(|r| r.end <= seq);
-        i < self.out_of_order.len() && self.out_of_order[i].start <= seq
-    }
-
-    fn insert_out_of_order(&mut self, seq: u64) {
-        let blocks = &mut self.out_of_order;
-        // Common case: the newest data extends the highest block.
-        if let Some(last) = blocks.last_mut() {
-            if last.end == seq {
-                last.end += 1;
-                return;
-            }
-        }
-        let i = blocks.partition_point(|r| r.end < seq);
-        let joins_left = i < blocks.len() && blocks[i].end == seq;
-        let joins_right_at = if joins_left { i + 1 } else { i };
-        let joins_right = joins_right_at < blocks.len() && blocks[joins_right_at].start == seq + 1;
-        match (joins_left, joins_right) {
-            (true, true) => {
-                blocks[i].end = blocks[i + 1].end;
-                blocks.remove(i + 1);
-            }
-            (true, false) => blocks[i].end = seq + 1,
-            (false, true) => blocks[i].start = seq,
-            (false, false) => blocks.insert(i, SeqRange { start: seq, end: seq + 1 }),
-        }
+        !self.out_of_order.is_empty() && self.out_of_order.contains(seq)
     }
 
     fn block_containing(&self, seq: u64) -> Option<SeqRange> {
         if seq < self.rcv_nxt {
             return None;
         }
-        let i = self.out_of_order.partition_point(|r| r.end <= seq);
-        self.out_of_order.get(i).copied().filter(|r| r.start <= seq)
+        self.out_of_order.range_containing(seq)
     }
 
     fn send_ack(&mut self, out: &mut Vec<Packet>) {

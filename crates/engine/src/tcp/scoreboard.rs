@@ -3,9 +3,19 @@
 //! `lost_out`, `retrans_out`).
 //!
 //! pipe = packets_out - (sacked_out + lost_out) + retrans_out: a lost segment leaves the network, its
-//! retransmission re-enters it. Every update is amortised O(1) per segment: SACK blocks are merged into
-//! an interval set so repeated blocks cost nothing, and the loss-marking and retransmission cursors only
-//! move forward.
+//! retransmission re-enters it.
+//!
+//! No work per ACK grows with the window or the number of holes (issue 13; a slow-start overshoot at
+//! 10 Gbit/s x 300 ms leaves ~10^6 holes in one window): per-segment work is done once per segment,
+//! amortised, and the rest is O(log n).
+//! - SACK blocks are merged into an ordered range set (`SeqRanges`): a repeated block costs one lookup,
+//!   and only the segments it newly covers are visited.
+//! - RFC 6675 IsLost needs the DupThresh-th highest SACKed segment: at most DupThresh ranges from the top.
+//! - Loss marking moves a cursor forward only (`lost_mark_pos`).
+//! - NextSeg's search for the lowest lost segment not yet retransmitted moves a cursor forward only
+//!   (`rxt_pos`); a segment that becomes due again behind the cursor (a lost retransmission, a late loss
+//!   mark) goes into a small min-heap instead of moving the cursor back over the window.
+//! - Lost retransmissions are found in the order they were sent, from the front of a queue.
 //!
 //! For algorithms that ask for delivery-rate samples, a parallel queue keeps each segment's `TxStamp`
 //! (tcp/rate.rs) and the board remembers, per ACK, how many segments were newly delivered and the most
@@ -13,8 +23,10 @@
 
 use crate::net::packet::SeqRange;
 use crate::tcp::rate::{DeliveredSegment, TxStamp};
+use crate::tcp::seq_ranges::SeqRanges;
 use crate::time::SimTime;
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 const SACKED: u8 = 1;
 const LOST: u8 = 2;
@@ -36,15 +48,18 @@ struct Segment {
 pub struct Scoreboard {
     snd_una: u64,
     segs: VecDeque<Segment>,
-    /// SACKed ranges above snd_una: sorted, disjoint, not adjacent.
-    sacked: Vec<SeqRange>,
+    /// SACKed ranges at or above snd_una.
+    sacked: SeqRanges,
     pub sacked_out: u32,
     pub lost_out: u32,
     pub retrans_out: u32,
     /// Loss marking by SACK has examined every segment below this.
     lost_mark_pos: u64,
-    /// No segment below this is waiting for a retransmission.
+    /// No segment below this is waiting for a retransmission, except those in `rxt_behind`.
     rxt_pos: u64,
+    /// Segments that became due for retransmission below `rxt_pos` (lowest first). Entries are checked
+    /// when they reach the top: one retransmitted, SACKed or acknowledged since is dropped then.
+    rxt_behind: BinaryHeap<Reverse<u64>>,
     /// One past the highest segment marked lost.
     lost_high: u64,
     /// Segments ever marked lost (Linux `tp->lost`), for rate samples and loss-rate estimates.
@@ -167,7 +182,7 @@ impl Scoreboard {
                 // Still LOST from its first loss: clearing RETRANS makes it eligible for NextSeg again.
                 self.seg_mut(seq).flags &= !RETRANS;
                 self.retrans_out -= 1;
-                self.rxt_pos = self.rxt_pos.min(seq);
+                self.due_for_retransmission(seq);
                 self.lost_total += 1;
                 self.lost_retransmissions += 1;
                 found += 1;
@@ -204,12 +219,8 @@ impl Scoreboard {
             self.snd_una += 1;
             acked += 1;
         }
-        // Drop SACK ranges now below snd_una.
         let una = self.snd_una;
-        self.sacked.retain_mut(|r| {
-            r.start = r.start.max(una);
-            r.end > r.start
-        });
+        self.sacked.remove_below(una);
         self.lost_mark_pos = self.lost_mark_pos.max(una);
         self.rxt_pos = self.rxt_pos.max(una);
         (acked, any_retransmitted)
@@ -222,32 +233,14 @@ impl Scoreboard {
         if start >= end {
             return 0;
         }
-        // Ranges that overlap or touch [start, end).
-        let first = self.sacked.partition_point(|r| r.end < start);
-        let mut last = first;
-        let mut newly = 0;
-        let mut cursor = start;
-        while last < self.sacked.len() && self.sacked[last].start <= end {
-            let r = self.sacked[last];
-            if r.start > cursor {
-                newly += self.mark_sacked(cursor, r.start.min(end));
-            }
-            cursor = cursor.max(r.end);
-            last += 1;
-        }
-        if cursor < end {
-            newly += self.mark_sacked(cursor, end);
-        }
-        let merged = if first < last {
-            SeqRange { start: start.min(self.sacked[first].start), end: end.max(self.sacked[last - 1].end) }
-        } else {
-            SeqRange { start, end }
-        };
-        self.sacked.splice(first..last, std::iter::once(merged));
-        newly
+        // The set is taken out while the parts it reports as new are marked segment by segment.
+        let mut sacked = std::mem::take(&mut self.sacked);
+        let newly = sacked.insert(SeqRange { start, end }, |part| self.mark_sacked(part.start, part.end));
+        self.sacked = sacked;
+        newly as u32
     }
 
-    fn mark_sacked(&mut self, from: u64, to: u64) -> u32 {
+    fn mark_sacked(&mut self, from: u64, to: u64) {
         for seq in from..to {
             let s = self.seg_mut(seq);
             let flags = s.flags;
@@ -264,7 +257,6 @@ impl Scoreboard {
             }
         }
         self.sacked_out += (to - from) as u32;
-        (to - from) as u32
     }
 
     /// RFC 6675 IsLost: a segment is lost once DupThresh segments above it are SACKed. With FACK marking
@@ -276,23 +268,14 @@ impl Scoreboard {
     pub fn mark_lost_by_sack(&mut self) -> u32 {
         let boundary = if self.fack {
             // Segments up to fack - (DupThresh + 1) are lost: the boundary (exclusive) is fack - DupThresh.
-            let Some(fack) = self.sacked.last().map(|r| r.end - 1) else { return 0 };
+            let Some(fack) = self.sacked.kth_highest(1) else { return 0 };
             if fack < self.snd_una + DUP_THRESH + 1 {
                 return 0;
             }
             fack - DUP_THRESH
         } else {
-            // Find the DupThresh-th highest SACKed segment.
-            let mut need = DUP_THRESH;
-            let mut boundary = None;
-            for r in self.sacked.iter().rev() {
-                if r.len() >= need {
-                    boundary = Some(r.end - need);
-                    break;
-                }
-                need -= r.len();
-            }
-            let Some(boundary) = boundary else { return 0 };
+            // Segments below the DupThresh-th highest SACKed one have DupThresh SACKed above them.
+            let Some(boundary) = self.sacked.kth_highest(DUP_THRESH) else { return 0 };
             boundary
         };
         let mut marked = 0;
@@ -302,13 +285,13 @@ impl Scoreboard {
             if s.flags & (SACKED | LOST) == 0 {
                 s.flags |= LOST;
                 marked += 1;
+                self.due_for_retransmission(seq);
             }
         }
         if marked > 0 {
             self.lost_out += marked;
             self.lost_total += marked as u64;
             self.lost_high = self.lost_high.max(boundary);
-            self.rxt_pos = self.rxt_pos.min(from);
         }
         self.lost_mark_pos = self.lost_mark_pos.max(boundary);
         marked
@@ -322,7 +305,15 @@ impl Scoreboard {
             self.lost_out += 1;
             self.lost_total += 1;
             self.lost_high = self.lost_high.max(seq + 1);
-            self.rxt_pos = self.rxt_pos.min(seq);
+            self.due_for_retransmission(seq);
+        }
+    }
+
+    /// `seq` has just become due for retransmission (lost, no retransmission in flight). The cursor finds
+    /// it if it lies ahead; behind the cursor, it waits in `rxt_behind`.
+    fn due_for_retransmission(&mut self, seq: u64) {
+        if seq < self.rxt_pos {
+            self.rxt_behind.push(Reverse(seq));
         }
     }
 
@@ -343,12 +334,20 @@ impl Scoreboard {
         self.retrans_out = 0;
         self.retransmissions.clear();
         self.rxt_pos = self.snd_una;
+        self.rxt_behind.clear();
         self.lost_high = self.snd_nxt();
         self.lost_mark_pos = self.snd_nxt();
     }
 
     /// The lowest lost segment that has no retransmission in flight (RFC 6675 NextSeg rule 1).
     pub fn next_retransmit(&mut self) -> Option<u64> {
+        // Anything due behind the cursor is lower than anything ahead of it.
+        while let Some(&Reverse(seq)) = self.rxt_behind.peek() {
+            if seq >= self.snd_una && self.seg(seq).flags & (LOST | RETRANS | SACKED) == LOST {
+                return Some(seq);
+            }
+            self.rxt_behind.pop();
+        }
         let end = self.lost_high.min(self.snd_nxt());
         while self.rxt_pos < end {
             let seq = self.rxt_pos;
@@ -380,6 +379,18 @@ impl Scoreboard {
         assert_eq!(self.lost_out, count(LOST), "lost_out");
         assert_eq!(self.retrans_out, count(RETRANS), "retrans_out");
         assert!(self.in_flight() <= self.packets_out() + self.retrans_out);
+        // The SACK ranges are exactly the SACKed segments (NewReno's emulated count has no ranges).
+        if !self.sacked.is_empty() {
+            let in_ranges: u64 = self.sacked.iter().map(|r| r.len()).sum();
+            assert_eq!(in_ranges, count(SACKED) as u64, "SACK ranges against flags");
+            assert!(self.sacked.first().is_some_and(|r| r.start >= self.snd_una));
+        }
+        // NextSeg finds every segment due: each one behind the cursor waits in `rxt_behind`.
+        for seq in self.snd_una..self.rxt_pos.min(self.snd_nxt()) {
+            if self.seg(seq).flags & (LOST | RETRANS | SACKED) == LOST {
+                assert!(self.rxt_behind.iter().any(|&Reverse(s)| s == seq), "segment {seq} due but not found");
+            }
+        }
     }
 }
 
@@ -406,7 +417,7 @@ mod tests {
         assert_eq!(sb.add_sack(r(12, 14)), 2);
         assert_eq!(sb.add_sack(r(4, 15)), 5); // fills 4, 9..12 and 14
         assert_eq!(sb.sacked_out, 11);
-        assert_eq!(sb.sacked, vec![r(4, 15)]);
+        assert_eq!(sb.sacked.iter().collect::<Vec<_>>(), vec![r(4, 15)]);
         sb.check_invariants();
     }
 
