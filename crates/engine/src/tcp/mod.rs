@@ -1,10 +1,10 @@
 //! TCP endpoints: a bulk sender with a SACK scoreboard and a receiver, both sans-IO.
+pub mod reassembly;
 pub mod receiver;
 pub mod rate;
 pub mod rto_ns2;
 pub mod rtt;
 pub mod scoreboard;
-pub mod seq_ranges;
 pub mod sender;
 
 #[cfg(test)]
