@@ -116,8 +116,6 @@ pub struct Scoreboard {
     retransmissions: VecDeque<(u64, u64)>,
     /// Retransmissions found lost by SACK (not by a timeout).
     pub lost_retransmissions: u64,
-    /// Mark losses by distance from the highest SACK (ns-2.35 `ScoreBoard1`) instead of RFC 6675.
-    fack: bool,
 }
 
 impl Scoreboard {
@@ -127,12 +125,6 @@ impl Scoreboard {
     /// A board that keeps delivery-rate stamps (before anything is sent).
     pub fn with_rate_stamps() -> Self {
         Scoreboard { rate_stamps: Some(VecDeque::new()), ..Self::default() }
-    }
-    /// Mark losses as ns-2.35's TCP-Linux scoreboard does (the sender's `linux-2.6` mode): see
-    /// `mark_lost_by_sack`.
-    pub fn with_fack_marking(mut self) -> Self {
-        self.fack = true;
-        self
     }
     pub fn snd_una(&self) -> u64 {
         self.snd_una
@@ -326,25 +318,16 @@ impl Scoreboard {
         self.highest_sacked.insert(seq);
     }
 
-    /// RFC 6675 IsLost: a segment is lost once DupThresh segments above it are SACKed. With FACK marking
-    /// (ns-2.35 `ScoreBoard1::UpdateScoreBoard`, `lost_seq_threshold = fack_ - (dupack_threshold + 1)`)
-    /// a segment is lost once the highest SACKed sequence number lies DupThresh + 1 or more above it,
-    /// whatever lies between: after a burst of losses each new SACK marks one more hole at once, where
-    /// RFC 6675 waits for three SACKed segments above the last hole. Marks every such segment not yet
-    /// marked; returns how many were newly marked.
-    pub fn mark_lost_by_sack(&mut self) -> u32 {
-        let boundary = if self.fack {
-            // Segments up to fack - (DupThresh + 1) are lost: the boundary (exclusive) is fack - DupThresh.
-            let Some(fack) = self.highest_sacked.kth(1) else { return 0 };
-            if fack < self.snd_una + DUP_THRESH + 1 {
-                return 0;
-            }
-            fack - DUP_THRESH
-        } else {
-            // Segments below the DupThresh-th highest SACKed one have DupThresh SACKed above them.
-            let Some(boundary) = self.highest_sacked.kth(DUP_THRESH) else { return 0 };
-            boundary
-        };
+    /// The `k`-th highest SACKed segment (k = 1: the highest), for k up to DupThresh; None if fewer are
+    /// SACKed. The loss-marking rules (tcp/recovery/) read their boundary from it.
+    pub fn highest_sacked(&self, k: u64) -> Option<u64> {
+        self.highest_sacked.kth(k)
+    }
+
+    /// Mark lost every segment below `boundary` that is neither SACKed nor marked yet (a loss-marking
+    /// rule found them lost). Segments below an earlier call's boundary were examined then and are not
+    /// visited again. Returns how many were newly marked.
+    pub fn mark_lost_below(&mut self, boundary: u64) -> u32 {
         let mut marked = 0;
         let from = self.lost_mark_pos.max(self.snd_una);
         for seq in from..boundary {
@@ -475,6 +458,8 @@ impl Scoreboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::recovery::ns2_linux::mark_lost_by_fack;
+    use crate::tcp::recovery::rfc6675::mark_lost_by_sack;
 
     fn board_with(n: u64) -> Scoreboard {
         let mut sb = Scoreboard::new();
@@ -531,54 +516,6 @@ mod tests {
     }
 
     #[test]
-    fn is_lost_needs_three_sacked_segments_above() {
-        // Segments 0..10 out; 0 is lost; 1 and 2 SACKed: not enough. 3 SACKed: 0 is lost.
-        let mut sb = board_with(10);
-        sb.add_sack(r(1, 3));
-        assert_eq!(sb.mark_lost_by_sack(), 0);
-        sb.add_sack(r(3, 4));
-        assert_eq!(sb.mark_lost_by_sack(), 1);
-        assert!(sb.is_lost(0));
-        // pipe: 10 out - 3 SACKed - 1 lost = 6.
-        assert_eq!(sb.in_flight(), 6);
-        assert_eq!(sb.next_retransmit(), Some(0));
-        sb.on_retransmit(0, SimTime(1));
-        assert_eq!(sb.in_flight(), 7);
-        assert_eq!(sb.next_retransmit(), None);
-        sb.check_invariants();
-    }
-
-    #[test]
-    fn fack_marking_counts_distance_from_the_highest_sack() {
-        // A burst: 0..5 lost, 5..12 arrive one by one (the starved NewReno of seed 000, Table II, STCP row).
-        // RFC 6675: nothing until three segments are SACKed (5, 6, 7), then all five holes at once.
-        // FACK (ns-2 ScoreBoard1): lost up to fack - 4. SACK of 5: fack 5, holes 0 and 1 (<= 1) lost.
-        // SACK of 6: hole 2; of 7: hole 3; of 8: hole 4; each SACK marks one more hole.
-        let mut rfc = board_with(12);
-        let mut fack = board_with(12).with_fack_marking();
-        let mut marked = (vec![], vec![]);
-        for seq in 5..9 {
-            rfc.add_sack(r(seq, seq + 1));
-            fack.add_sack(r(seq, seq + 1));
-            marked.0.push(rfc.mark_lost_by_sack());
-            marked.1.push(fack.mark_lost_by_sack());
-        }
-        assert_eq!(marked.0, vec![0, 0, 5, 0]);
-        assert_eq!(marked.1, vec![2, 1, 1, 1]);
-        // Pipe after the first SACK: RFC 12 - 1 = 11; FACK 12 - 1 SACKed - 2 lost = 9.
-        let mut first = board_with(12).with_fack_marking();
-        first.add_sack(r(5, 6));
-        first.mark_lost_by_sack();
-        assert_eq!(first.in_flight(), 9);
-        // Nothing is lost while the highest SACK is less than 4 above snd_una (fack 3: 3 - 4 < 0).
-        let mut near = board_with(12).with_fack_marking();
-        near.add_sack(r(3, 4));
-        assert_eq!(near.mark_lost_by_sack(), 0);
-        fack.check_invariants();
-        rfc.check_invariants();
-    }
-
-    #[test]
     fn several_holes_in_one_window_are_all_marked_and_retransmitted_in_order() {
         // 0..20 out; 2, 5 and 9 lost; everything else up to 19 SACKed (ACKs cover 0 and 1 cumulatively).
         let mut sb = board_with(20);
@@ -586,7 +523,7 @@ mod tests {
         sb.add_sack(r(3, 5));
         sb.add_sack(r(6, 9));
         sb.add_sack(r(10, 20));
-        assert_eq!(sb.mark_lost_by_sack(), 3);
+        assert_eq!(mark_lost_by_sack(&mut sb), 3);
         let mut order = vec![];
         while let Some(seq) = sb.next_retransmit() {
             sb.on_retransmit(seq, SimTime(1));
@@ -607,7 +544,7 @@ mod tests {
         // SACKing 14 (4 beyond) shows the retransmission was lost: it is due again, pipe drops by one.
         let mut sb = board_with(10);
         sb.add_sack(r(1, 10));
-        sb.mark_lost_by_sack();
+        mark_lost_by_sack(&mut sb);
         sb.on_retransmit(0, SimTime(1));
         for _ in 0..5 {
             sb.push_new(SimTime(2));
@@ -669,7 +606,7 @@ mod tests {
         /// that its rule calls lost, and NextSeg returns the lowest segment due.
         #[test]
         fn the_board_agrees_with_its_definitions(ops in proptest::collection::vec(op(), 1..150), fack in proptest::bool::ANY) {
-            let mut sb = if fack { Scoreboard::new().with_fack_marking() } else { Scoreboard::new() };
+            let mut sb = Scoreboard::new();
             let flags = |sb: &Scoreboard| (sb.snd_una()..sb.snd_nxt()).map(|seq| (seq, sb.seg(seq).flags)).collect::<Vec<_>>();
             for (step, op) in ops.into_iter().enumerate() {
                 let now = SimTime(step as u64);
@@ -684,7 +621,7 @@ mod tests {
                     }
                     Op::Ack(k) => { sb.advance(sb.snd_una() + k); }
                     Op::MarkLost => {
-                        sb.mark_lost_by_sack();
+                        if fack { mark_lost_by_fack(&mut sb) } else { mark_lost_by_sack(&mut sb) };
                         sb.mark_lost_retransmissions();
                         let f = flags(&sb);
                         let sacked: Vec<u64> = f.iter().filter(|p| p.1 & SACKED != 0).map(|p| p.0).collect();
