@@ -453,6 +453,7 @@ class FlowSpec(_Table):
     initial_cwnd: Annotated[int, Field(ge=1)] = 2        # packets
     rto_min: Duration = 200 * MS
     rwnd: Annotated[int, Field(ge=1)] = 1_000_000_000    # packets; large enough never to limit
+    ecn: bool = False                                    # ECN-capable (RFC 3168): needs a queue with ecn = true to matter
     overhead: Duration = 0                               # dumbbell: each packet waits uniform [0, overhead] at the sender (ns-2 overhead_)
     route: list[str] | None = None                       # links: nodes from the sender to the receiver
     ack_route: list[str] | None = None                   # links: the ACKs' way back (default: route reversed)
@@ -496,6 +497,7 @@ class FlowSpec(_Table):
             "rto_min_ns": self.rto_min,
             "rwnd_packets": self.rwnd,
             **({"overhead_ns": self.overhead} if self.overhead else {}),
+            **({"ecn": True} if self.ecn else {}),
             **({"route": list(self.route)} if self.route is not None else {}),
             **({"ack_route": list(self.ack_route)} if self.ack_route is not None else {}),
         } for i in range(self.count)]

@@ -285,6 +285,10 @@ pub struct FlowConfig {
     pub rto_min_ns: u64,
     #[serde(default = "default_rwnd")]
     pub rwnd_packets: u64,
+    /// Send new data ECN-capable and answer the receiver's echoes (RFC 3168); marks come from a queue
+    /// discipline with `ecn` on.
+    #[serde(default)]
+    pub ecn: bool,
     /// Dumbbell only: each data packet waits uniform[0, overhead_ns] before it leaves the sender, in order
     /// (ns-2's `Agent/TCP overhead_`, which seed 001 sets to 8 us to break phase effects).
     #[serde(default)]

@@ -113,6 +113,7 @@ impl Simulation {
                     rto_min: SimDuration(f.rto_min_ns),
                     rwnd: f.rwnd_packets,
                     stop: f.stop_ns.map(SimTime),
+                    ecn: f.ecn,
                 },
                 cc,
             );
@@ -410,6 +411,7 @@ impl Simulation {
                     loss_events: c.loss_events - c0.loss_events,
                     timeouts: c.timeouts - c0.timeouts,
                     retransmissions: c.retransmissions - c0.retransmissions,
+                    ecn_reductions: c.ecn_reductions - c0.ecn_reductions,
                     packets_sent: c.packets_sent - c0.packets_sent,
                     mean_rtt_s: (samples > 0).then(|| (c.rtt_sum_ns - c0.rtt_sum_ns) as f64 / samples as f64 * 1e-9),
                     final_cwnd: f.sender.cc().cwnd(),

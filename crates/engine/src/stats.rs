@@ -14,6 +14,8 @@ pub struct FlowSummary {
     pub loss_events: u64,
     pub timeouts: u64,
     pub retransmissions: u64,
+    /// Window reductions in answer to ECN echoes (flows with `ecn` on).
+    pub ecn_reductions: u64,
     pub packets_sent: u64,
     pub mean_rtt_s: Option<f64>,
     pub final_cwnd: u32,

@@ -3,6 +3,9 @@
 //! Without delayed ACKs (the default, like ns-2's `TCPSink/Sack1`) every data packet is acknowledged at
 //! once. With them, every second in-order packet is acknowledged, or after 100 ms (ns-2 `DelAck`
 //! interval); out-of-order data and data filling a hole are acknowledged at once (RFC 5681 section 4.2).
+//!
+//! ECN (RFC 3168 section 6.1.3): once a data packet arrives marked CE, every ACK carries ECE until a data
+//! packet with CWR arrives; a CE-marked packet is acknowledged at once, not delayed.
 
 use crate::net::packet::{Direction, Ecn, Packet, Payload, SeqRange, MAX_SACK_BLOCKS};
 use crate::tcp::reassembly::{Arrival, Reassembly};
@@ -31,6 +34,8 @@ pub struct Receiver {
     duplicates: u64,
     /// Every data packet that reached the receiver.
     received: u64,
+    /// ECN echo: set ECE on ACKs (a CE mark seen, CWR not yet).
+    ece: bool,
 }
 
 impl Receiver {
@@ -47,6 +52,7 @@ impl Receiver {
             delivered: 0,
             duplicates: 0,
             received: 0,
+            ece: false,
         }
     }
 
@@ -64,8 +70,16 @@ impl Receiver {
     }
 
     pub fn on_data(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
-        let Payload::Data { seq, retransmission } = pkt.payload else { return };
+        let Payload::Data { seq, retransmission, cwr } = pkt.payload else { return };
         self.received += 1;
+        // CWR first: a packet that carries CWR and is itself marked CE starts a new echo.
+        if cwr {
+            self.ece = false;
+        }
+        let congestion_experienced = pkt.ecn == Ecn::Ce;
+        if congestion_experienced {
+            self.ece = true;
+        }
         let was_in_order = seq == self.window.rcv_nxt() && !self.window.has_out_of_order();
         match self.window.receive(seq) {
             Arrival::Duplicate => {
@@ -88,7 +102,7 @@ impl Receiver {
         }
         self.delivered = self.window.rcv_nxt();
 
-        if self.delayed_ack && was_in_order {
+        if self.delayed_ack && was_in_order && !congestion_experienced {
             // RFC 7323 echoes the oldest unacknowledged packet's time stamp when ACKs are delayed.
             if self.unacked == 0 {
                 self.echo = (pkt.sent_at, retransmission);
@@ -133,7 +147,7 @@ impl Receiver {
             size: self.ack_size,
             sent_at: self.echo.0,
             ecn: Ecn::NotEct,
-            payload: Payload::ack(self.window.rcv_nxt(), &blocks[..n], self.echo.1),
+            payload: Payload::ack(self.window.rcv_nxt(), &blocks[..n], self.echo.1, self.ece),
         });
     }
 }
@@ -150,7 +164,7 @@ mod tests {
             size: 1500,
             sent_at: SimTime(seq),
             ecn: Ecn::NotEct,
-            payload: Payload::Data { seq, retransmission: false },
+            payload: Payload::Data { seq, retransmission: false, cwr: false },
         }
     }
     fn ack_of(p: &Packet) -> (u64, Vec<(u64, u64)>) {

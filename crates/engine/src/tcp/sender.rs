@@ -41,6 +41,8 @@ pub struct SenderConfig {
     pub rwnd: u64,
     /// No new data is sent from this time on.
     pub stop: Option<SimTime>,
+    /// Negotiate ECN: send new data ECN-capable and react to the receiver's echo (RFC 3168).
+    pub ecn: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -61,6 +63,8 @@ pub struct SenderCounters {
     pub loss_events: u64,
     pub rtt_samples: u64,
     pub rtt_sum_ns: u128,
+    /// Window reductions in answer to ECN echoes (RFC 3168), outside loss recovery.
+    pub ecn_reductions: u64,
 }
 
 pub struct Sender {
@@ -86,6 +90,11 @@ pub struct Sender {
     next_send_time: SimTime,
     /// Pacing held back a segment the window allowed: wake up then.
     pacing_wakeup: Option<SimTime>,
+    /// ECN: the last segment sent when the window was last reduced for an echo; no new reduction until
+    /// it is acknowledged (once per window, RFC 3168 section 6.1.2).
+    ecn_recover: Option<u64>,
+    /// ECN: set CWR on the next new data packet.
+    cwr_pending: bool,
 }
 
 impl Sender {
@@ -108,6 +117,8 @@ impl Sender {
             rate: wants_rate.then(RateSampler::new),
             next_send_time: SimTime::ZERO,
             pacing_wakeup: None,
+            ecn_recover: None,
+            cwr_pending: false,
         }
     }
 
@@ -154,7 +165,7 @@ impl Sender {
     }
 
     pub fn on_ack(&mut self, now: SimTime, ack: &Packet, out: &mut Vec<Packet>) {
-        let Payload::Ack { cum_ack, echo_retransmission, .. } = ack.payload else {
+        let Payload::Ack { cum_ack, echo_retransmission, ece, .. } = ack.payload else {
             return;
         };
         let echo = ack.sent_at;
@@ -232,6 +243,10 @@ impl Sender {
             }
         }
 
+        if ece && self.cfg.ecn {
+            self.on_ecn_echo(now, prior_in_flight);
+        }
+
         // State transitions.
         if self.state != CaState::Open && self.sb.snd_una() > self.recover {
             let held_cwnd = self.cc.cwnd();
@@ -270,6 +285,26 @@ impl Sender {
         }
 
         self.send_what_is_allowed(now, out);
+    }
+
+    /// The receiver echoed a CE mark (RFC 3168 section 6.1.2): outside loss recovery, and at most once per
+    /// window, the algorithm takes the reduction it takes for a loss (its `ssthresh`), applied at once
+    /// (Linux walks cwnd down by PRR in its CWR state; no segment is retransmitted either way), and the
+    /// next new segment carries CWR. Inside Recovery or Loss the loss's reduction already stands.
+    fn on_ecn_echo(&mut self, now: SimTime, prior_in_flight: u32) {
+        if self.state != CaState::Open || self.ecn_recover.is_some_and(|r| self.sb.snd_una() <= r) {
+            return;
+        }
+        self.counters.ecn_reductions += 1;
+        self.cc.on_congestion_event(&CongestionEvent {
+            now,
+            in_flight: prior_in_flight,
+            min_rtt: self.rtt.min_rtt(),
+            srtt: self.rtt.srtt(),
+        });
+        self.cc.on_recovery_exit(now);
+        self.ecn_recover = Some(self.sb.snd_nxt().saturating_sub(1));
+        self.cwr_pending = true;
     }
 
     /// Linux 2.6 `tcp_is_cwnd_limited`: the window was (nearly) full, so growing it is meaningful.
@@ -405,14 +440,18 @@ impl Sender {
             self.sb.set_tx_stamp(seq, stamp);
         }
         self.counters.packets_sent += 1;
+        // RFC 3168 section 6.1.5: retransmissions are not ECN-capable; CWR rides on new data.
+        let ecn = if self.cfg.ecn && !retransmission { Ecn::Ect } else { Ecn::NotEct };
+        let cwr = self.cwr_pending && !retransmission;
+        self.cwr_pending &= !cwr;
         out.push(Packet {
             flow: self.cfg.flow,
             dir: Direction::Forward,
             hop: 0,
             size: self.cfg.packet_size,
             sent_at: now,
-            ecn: Ecn::NotEct,
-            payload: Payload::Data { seq, retransmission },
+            ecn,
+            payload: Payload::Data { seq, retransmission, cwr },
         });
     }
 }
