@@ -20,12 +20,18 @@ Progress = Callable[[int, int], None]  # (now_ns, duration_ns)
 
 
 def run(source: "str | Path | Mapping | Scenario", overrides: Sequence[str] = (),
-        progress: Progress | None = None) -> Result:
-    """Run the scenario in `source` (TOML path, dict or Scenario) with `--set`-style overrides."""
+        progress: Progress | None = None, series: bool = True) -> Result:
+    """Run the scenario in `source` (TOML path, dict or Scenario) with `--set`-style overrides.
+
+    series=False leaves the time series in the engine (the Result's series frames are empty): `cclab run`
+    without --out prints the summary only, and taking the series would import numpy (~50 ms) for nothing.
+    """
     config = load_scenario(source, overrides).to_engine_config()
     simulation = _build(engine.load_engine(), config)
     _advance(simulation, progress)
     try:
+        if not series:
+            return Result.from_engine(config, engine.read_summary(simulation), {})
         link_series = simulation.link_series() if hasattr(simulation, "link_series") else None
         return Result.from_engine(config, engine.read_summary(simulation), simulation.timeseries(), link_series)
     except RuntimeError as exc:
