@@ -58,16 +58,17 @@ impl Simulation {
         guard("the summary", || serde_json::to_string(&self.inner.summary()).expect("summary serialises"))
     }
 
-    /// Queue samples of every link with a queue: {column: list}, with `link` as the link's name.
+    /// Queue samples of every link with a queue: {column: numpy array}, and `link`, the link's name.
     fn link_series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let ls = self.inner.link_series();
         let names = self.inner.link_names();
         let out = PyDict::new_bound(py);
-        out.set_item("time_s", ls.time_s.clone())?;
+        out.set_item("time_s", float64(py, &ls.time_s))?;
+        // Names repeat per sample: a list of the same few str objects, which pandas turns into a column.
         out.set_item("link", ls.link.iter().map(|&k| names[k as usize]).collect::<Vec<&str>>())?;
-        out.set_item("queue_packets", ls.queue_packets.clone())?;
-        out.set_item("queue_bytes", ls.queue_bytes.clone())?;
-        out.set_item("drops", ls.drops.clone())?;
+        out.set_item("queue_packets", int64(py, ls.queue_packets.iter().map(|&v| saturating_i64(v))))?;
+        out.set_item("queue_bytes", int64(py, ls.queue_bytes.iter().map(|&v| saturating_i64(v))))?;
+        out.set_item("drops", int64(py, ls.drops.iter().map(|&v| saturating_i64(v))))?;
         Ok(out)
     }
 
