@@ -26,14 +26,19 @@ def summary_tables(result: Result, title: str) -> Group:
     summary = result.summary
     flows = Table(title=f"{title}: measured from {summary.get('measure_from_s', 0):g} s "
                         f"to {summary.get('duration_s', 0):g} s", title_justify="left")
-    for heading in ("flow", "algorithm", "goodput Mbit/s", "delivered Mbit/s", "loss events", "timeouts",
-                    "retransmissions"):
+    # Finite transfers and flows with drawn start/stop carry their life (start, end, completion time).
+    lives = any("start_s" in flow for flow in summary.get("flows", []))
+    headings = ["flow", "algorithm", "goodput Mbit/s", "delivered Mbit/s", "loss events", "timeouts",
+                "retransmissions"] + (["start s", "end s", "completion s"] if lives else [])
+    for heading in headings:
         flows.add_column(heading, justify="left" if heading == "algorithm" else "right")
     for flow in summary.get("flows", []):
+        life = [_number(flow.get("start_s"), digits=3), _number(flow.get("end_s"), digits=3),
+                _number(flow.get("completion_time_s"), digits=4)] if lives else []
         flows.add_row(str(flow.get("flow", "")), str(flow.get("cc", "")),
                       _number(flow.get("goodput_bps"), MBIT), _number(flow.get("delivered_bps"), MBIT),
                       _number(flow.get("loss_events")), _number(flow.get("timeouts")),
-                      _number(flow.get("retransmissions")))
+                      _number(flow.get("retransmissions")), *life)
 
     bottleneck = result.bottleneck
     link = Table(title="bottleneck", title_justify="left", show_header=False)

@@ -20,16 +20,18 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, InstanceOf,
 
 from . import _toml
 from .engine import algorithm_names, canonical_algorithm, queue_names, queue_parameters
+from .distributions import Drawn, parse_distribution
 from .errors import BadValue, ScenarioError, scenario_error_from_validation
 from .overrides import apply_overrides
 from .link_models import (Arq, DelaySchedule, RateSchedule, TraceRate, parse_arq, parse_link_delay,
                           parse_link_rate, parse_loss_model, scenario_dir)
-from .units import QueueSize, parse_duration, parse_queue_size, parse_rate
+from .units import QueueSize, parse_byte_size, parse_duration, parse_queue_size, parse_rate
 
 MS = 10**6  # nanoseconds in a millisecond, for defaults
 
 Rate = Annotated[int, BeforeValidator(parse_rate)]          # bit/s
 Duration = Annotated[int, BeforeValidator(parse_duration)]  # ns
+ByteSize = Annotated[int, BeforeValidator(parse_byte_size)]  # bytes
 
 
 class _Table(BaseModel):
@@ -435,15 +437,28 @@ def parse_cc(value: Any) -> dict:
 AccessDelayField = Annotated[InstanceOf[AccessDelay], BeforeValidator(parse_access_delay)]
 
 
+def parse_start(value: Any) -> int | Drawn:
+    """'10s' -> 10 s in ns; a distribution table ({ uniform = ["0s", "100s"] }) -> Drawn (ns)."""
+    if isinstance(value, dict):
+        return parse_distribution(value, parse_duration, "duration")
+    return parse_duration(value)
+
+
+StartField = Annotated[Any, BeforeValidator(parse_start)]                     # ns, or a Drawn in ns
+DrawnDuration = Annotated[InstanceOf[Drawn], BeforeValidator(lambda v: parse_distribution(v, parse_duration, "duration"))]
+
+
 class FlowSpec(_Table):
     cc: Annotated[dict[str, Any], BeforeValidator(parse_cc)]
     count: Annotated[int, Field(ge=1)] = 1               # this entry stands for `count` identical flows
     access_delay: AccessDelayField | None = None         # each side; None with src/dst: 0
     src_access_delay: AccessDelayField | None = None     # sender <-> left router, one way
     dst_access_delay: AccessDelayField | None = None     # right router <-> receiver, one way
-    start: Duration = 0
+    start: StartField = 0                                # or drawn: { uniform = ["0s", "100s"] }, from run.seed
     start_jitter: Duration = 0                           # start at start + uniform [0, jitter], from run.seed
     stop: Duration | None = None                         # None: sends until the end of the run
+    duration: DrawnDuration | None = None                # stops writing at start + this ("20s", { exponential = "20s" })
+    group: str | None = None                             # the summary's `groups` count the flow under this name
     # Loss recovery: RFC 6675 SACK, RFC 6582 NewReno, or "linux-2.6": ns-2.35 TCP-Linux / Linux 2.6
     # rate-halving (cwnd = the algorithm's min_cwnd at entry, ~1 packet per 2 ACKs, ssthresh at exit),
     # with ns-2's retransmission timer (RTO = max(rto_min, SRTT + 4 RTTVAR), 1 ms ticks) and loss marking
@@ -456,12 +471,21 @@ class FlowSpec(_Table):
     overhead: Duration = 0                               # dumbbell: each packet waits uniform [0, overhead] at the sender (ns-2 overhead_)
     route: list[str] | None = None                       # links: nodes from the sender to the receiver
     ack_route: list[str] | None = None                   # links: the ACKs' way back (default: route reversed)
+    # Dumbbell: "reverse" sends right to left (data on bottleneck.reverse, ACKs on the bottleneck); the
+    # sender's access link (src_access_delay) is then on the right. Over links the route says it.
+    direction: Literal["forward", "reverse"] = "forward"
+    # A finite transfer of this many payload bytes ("500KB"), ending when its last byte is acknowledged;
+    # sent as ceil(size / payload) full segments (payload = packet_size - header_size). None: bulk.
+    size: ByteSize | None = None
 
     @model_validator(mode="after")
     def _check(self) -> "FlowSpec":
         if self.route is not None and len(self.route) < 2:
             raise BadValue("a route names at least two nodes", "the nodes from the sender to the receiver",
                            subpath=("route",))
+        if self.route is not None and self.direction != "forward":
+            raise BadValue("over links the route gives the direction", "the route's nodes from the sender to "
+                           "the receiver, and no direction", subpath=("direction",))
         if self.route is not None:
             for key in ("access_delay", "src_access_delay", "dst_access_delay", "overhead"):
                 if getattr(self, key) not in (None, 0):
@@ -472,10 +496,22 @@ class FlowSpec(_Table):
             raise BadValue("access_delay is given together with src_access_delay/dst_access_delay",
                            "either access_delay or src_access_delay and dst_access_delay",
                            subpath=("access_delay",))
-        if self.stop is not None and self.stop <= self.start + self.start_jitter:
+        if isinstance(self.start, Drawn) and self.start_jitter:
+            raise BadValue("a drawn start takes no start_jitter", "either start = { ... } or start_jitter",
+                           subpath=("start_jitter",))
+        if self.duration is not None and self.stop is not None:
+            raise BadValue("both stop and duration are given", "one of them", subpath=("duration",))
+        if self.stop is not None and self.stop <= self.earliest_start + self.start_jitter:
             raise BadValue("the flow may stop before it starts", "a stop later than start + start_jitter",
                            subpath=("stop",))
         return self
+
+    @property
+    def earliest_start(self) -> int:
+        """ns; a drawn start's lowest value where it has one (0 otherwise)."""
+        if isinstance(self.start, Drawn):
+            return self.start.engine["uniform"][0] if "uniform" in self.start.engine else 0
+        return self.start
 
     def engine_flows(self, access_rate_bps: int) -> list[dict]:
         """This entry as `count` engine flow configs."""
@@ -487,7 +523,7 @@ class FlowSpec(_Table):
             "src_access_delay_ns": src.for_flow(i, self.count),
             "dst_access_delay_ns": dst.for_flow(i, self.count),
             "access_rate_bps": access_rate_bps,
-            "start_ns": self.start,
+            "start_ns": 0 if isinstance(self.start, Drawn) else self.start,
             "start_jitter_ns": self.start_jitter,
             "stop_ns": self.stop,
             "recovery": self.recovery,
@@ -498,6 +534,11 @@ class FlowSpec(_Table):
             **({"overhead_ns": self.overhead} if self.overhead else {}),
             **({"route": list(self.route)} if self.route is not None else {}),
             **({"ack_route": list(self.ack_route)} if self.ack_route is not None else {}),
+            **({"direction": self.direction} if self.direction != "forward" else {}),
+            **({"size_bytes": self.size} if self.size is not None else {}),
+            **({"start_draw_ns": self.start.engine} if isinstance(self.start, Drawn) else {}),
+            **({"duration_draw_ns": self.duration.engine} if self.duration is not None else {}),
+            **({"group": self.group} if self.group is not None else {}),
         } for i in range(self.count)]
 
 
@@ -553,9 +594,9 @@ class Scenario(_Table):
             if not over_links and (flow.route is not None or flow.ack_route is not None):
                 raise BadValue("routes belong to a network of links; the dumbbell routes its flows itself",
                                "no route with [network.bottleneck]", subpath=("flows", index, "route"))
-            if flow.start + flow.start_jitter >= self.run.duration:
+            if flow.earliest_start + flow.start_jitter >= self.run.duration:
                 what = "start" if flow.start_jitter == 0 else "start + start_jitter"
-                value = _seconds(flow.start) if flow.start_jitter == 0 else f"{what} = {_seconds(flow.start + flow.start_jitter)}"
+                value = _seconds(flow.earliest_start) if flow.start_jitter == 0 else f"{what} = {_seconds(flow.earliest_start + flow.start_jitter)}"
                 raise BadValue(f"{value} is not before the end of the run at {_seconds(self.run.duration)}",
                                f"a {what} before run.duration",
                                subpath=("flows", index, "start"))

@@ -2,6 +2,7 @@
 //! Base units only: nanoseconds, bits per second, bytes, packets.
 
 use crate::tcp::sender::Recovery;
+use crate::traffic::dist::Distribution;
 use serde::Deserialize;
 use std::fmt;
 
@@ -260,7 +261,8 @@ pub struct NodeConfig {
 pub struct FlowConfig {
     /// `{"name": "...", "variant": "...", parameters...}`; validated by the congestion-control registry.
     pub cc: serde_json::Value,
-    /// Dumbbell only: the flow's own access links (sender to left router, right router to receiver).
+    /// Dumbbell only: the flow's own access links (sender to its router, the far router to the receiver;
+    /// for a forward flow the left and right routers).
     #[serde(default)]
     pub src_access_delay_ns: u64,
     #[serde(default)]
@@ -295,6 +297,34 @@ pub struct FlowConfig {
     pub route: Option<Vec<String>>,
     #[serde(default)]
     pub ack_route: Option<Vec<String>>,
+    /// Dumbbell only: which way the data goes (`reverse`: right to left, over `bottleneck.reverse`, with
+    /// the ACKs on `bottleneck`). Over links the route says it.
+    #[serde(default)]
+    pub direction: FlowDirection,
+    /// A finite transfer of this many payload bytes, sent as ceil(size / payload) full segments; the flow
+    /// ends when the last one is cumulatively acknowledged. None: a bulk flow (until `stop_ns` or the end).
+    #[serde(default)]
+    pub size_bytes: Option<u64>,
+    /// A random start: `start_ns` plus a draw from this (ns), from the run's seed (flow i's own stream).
+    #[serde(default)]
+    pub start_draw_ns: Option<Distribution>,
+    /// A random life: the flow stops writing at its start plus a draw from this (ns).
+    #[serde(default)]
+    pub duration_draw_ns: Option<Distribution>,
+    /// The group the summary's `groups` count this flow in.
+    #[serde(default)]
+    pub group: Option<String>,
+}
+
+/// Which way a dumbbell flow sends its data.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlowDirection {
+    /// Left to right, over the bottleneck (seed 000's flows).
+    #[default]
+    Forward,
+    /// Right to left, over the bottleneck's reverse link.
+    Reverse,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -310,6 +340,11 @@ pub struct RunConfig {
 }
 
 impl ScenarioConfig {
+    /// Payload bytes of a data segment.
+    pub fn payload_size(&self) -> u32 {
+        self.packet_size - self.header_size
+    }
+
     pub fn from_json(text: &str) -> Result<Self, ConfigError> {
         let cfg: ScenarioConfig = serde_json::from_str(text).map_err(|e| err("config", e.to_string()))?;
         cfg.validate()?;
@@ -360,8 +395,23 @@ impl ScenarioConfig {
             if f.initial_cwnd == 0 {
                 return Err(err(format!("flows.{i}.initial_cwnd"), "must be at least 1 packet"));
             }
+            if f.size_bytes == Some(0) {
+                return Err(err(format!("flows.{i}.size"), "a transfer carries at least 1 byte"));
+            }
             if f.rwnd_packets == 0 {
                 return Err(err(format!("flows.{i}.rwnd"), "must be at least 1 packet"));
+            }
+            if let Some(d) = &f.start_draw_ns {
+                d.validate().map_err(|m| err(format!("flows.{i}.start"), m))?;
+                if f.start_jitter_ns > 0 {
+                    return Err(err(format!("flows.{i}.start_jitter"), "a drawn start takes no jitter as well"));
+                }
+            }
+            if let Some(d) = &f.duration_draw_ns {
+                d.validate().map_err(|m| err(format!("flows.{i}.duration"), m))?;
+                if f.stop_ns.is_some() {
+                    return Err(err(format!("flows.{i}.duration"), "give either a stop or a duration, not both"));
+                }
             }
             if f.stop_ns.is_some_and(|s| s <= f.start_ns.saturating_add(f.start_jitter_ns)) {
                 return Err(err(format!("flows.{i}.stop"), "must be after start + start_jitter"));
@@ -372,6 +422,9 @@ impl ScenarioConfig {
             }
             if needs_route && f.overhead_ns > 0 {
                 return Err(err(format!("flows.{i}.overhead"), "over links, give the sending node a processing_jitter instead"));
+            }
+            if needs_route && f.direction == FlowDirection::Reverse {
+                return Err(err(format!("flows.{i}.direction"), "over links the route gives the direction: list its nodes from the sender to the receiver"));
             }
             if !needs_route && (f.route.is_some() || f.ack_route.is_some()) {
                 return Err(err(format!("flows.{i}.route"), "routes are given over links; the dumbbell (network.bottleneck) routes its flows itself"));

@@ -19,7 +19,7 @@ use crate::net::queue::registry::{self as queues, QueueLimits};
 use crate::net::queue::LinkInfo;
 use crate::net::topology::{LinkPlan, Topology};
 use crate::rng::SimRng;
-use crate::stats::{jain_index, BottleneckSummary, FlowSeries, FlowSummary, LinkSeries, LinkSummary, QueueSeries, Summary};
+use crate::stats::{jain_index, BottleneckSummary, FlowLife, FlowSeries, FlowSummary, LinkSeries, LinkSummary, QueueSeries, Summary};
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, SenderConfig, SenderCounters};
 use crate::time::{Rate, SimDuration, SimTime};
@@ -35,8 +35,10 @@ const STREAM_FIRST_ARQ: u64 = 4 << 32;
 const STREAM_FIRST_PROCESSING: u64 = 5 << 32;
 /// Random stream of flow i's congestion control is this + i (BBR's PROBE_BW start phase).
 const STREAM_FIRST_CC: u64 = 1 << 32;
-/// Random stream of flow i's start-time jitter is this + i.
+/// Random stream of flow i's start-time jitter (or drawn start) is this + i.
 const STREAM_FIRST_START: u64 = 2 << 32;
+/// Random stream of flow i's drawn duration is this + i.
+const STREAM_FIRST_DURATION: u64 = 6 << 32;
 
 struct Flow {
     sender: Sender,
@@ -46,6 +48,34 @@ struct Flow {
     /// Time of the sender-timer event currently in the heap, if any.
     sender_timer: Option<SimTime>,
     receiver_timer: Option<SimTime>,
+    life: Life,
+}
+
+/// What a flow's record reports beyond the window's counters (`stats::FlowLife`).
+#[derive(Clone, Debug, Default)]
+struct Life {
+    /// A finite transfer: its size in payload bytes and in segments.
+    size_bytes: Option<u64>,
+    segments: Option<u64>,
+    /// The application stops writing then (`stop_ns`).
+    stop: Option<SimTime>,
+    started_at: Option<SimTime>,
+    /// The last segment was cumulatively acknowledged.
+    completed_at: Option<SimTime>,
+    /// Whether the summary reports the record (anything but a plain bulk flow).
+    reported: bool,
+}
+
+impl Life {
+    fn new(size_bytes: Option<u64>, stop: Option<SimTime>, payload: u32) -> Self {
+        Life {
+            size_bytes,
+            stop,
+            segments: size_bytes.map(|b| b.div_ceil(payload as u64)),
+            reported: size_bytes.is_some(),
+            ..Life::default()
+        }
+    }
 }
 
 /// Counters at the start of the measurement window.
@@ -105,6 +135,20 @@ impl Simulation {
                 packet_size: cfg.packet_size,
                 rng: SimRng::new(cfg.run.seed, STREAM_FIRST_CC + i as u64),
             });
+            let mut start_rng = SimRng::new(cfg.run.seed, STREAM_FIRST_START + i as u64);
+            let start = match (&f.start_draw_ns, f.start_jitter_ns) {
+                (Some(d), _) => f.start_ns.saturating_add(d.draw(&mut start_rng)),
+                (None, 0) => f.start_ns,
+                // Modulo bias is below 2^-30 for any jitter under a second: irrelevant, and exact everywhere.
+                (None, j) => f.start_ns + start_rng.next_u64() % (j + 1),
+            };
+            let stop = match &f.duration_draw_ns {
+                Some(d) => {
+                    let mut rng = SimRng::new(cfg.run.seed, STREAM_FIRST_DURATION + i as u64);
+                    Some(SimTime(start.saturating_add(d.draw(&mut rng).max(1))))
+                }
+                None => f.stop_ns.map(SimTime),
+            };
             let sender = Sender::new(
                 SenderConfig {
                     flow: i as u32,
@@ -112,7 +156,8 @@ impl Simulation {
                     recovery: f.recovery,
                     rto_min: SimDuration(f.rto_min_ns),
                     rwnd: f.rwnd_packets,
-                    stop: f.stop_ns.map(SimTime),
+                    stop,
+                    segments: f.size_bytes.map(|b| b.div_ceil(cfg.payload_size() as u64)),
                 },
                 cc,
             );
@@ -122,13 +167,10 @@ impl Simulation {
                 paths: routes.next().expect("one route per flow"),
                 sender_timer: None,
                 receiver_timer: None,
+                life: Life::new(f.size_bytes, stop, cfg.payload_size()),
             });
-            let jitter = match f.start_jitter_ns {
-                0 => 0,
-                // Modulo bias is below 2^-30 for any jitter under a second: irrelevant, and exact everywhere.
-                j => SimRng::new(cfg.run.seed, STREAM_FIRST_START + i as u64).next_u64() % (j + 1),
-            };
-            events.schedule(SimTime(f.start_ns + jitter), Event::FlowStart(i as u32));
+            flows.last_mut().expect("pushed").life.reported |= f.start_draw_ns.is_some() || f.duration_draw_ns.is_some();
+            events.schedule(SimTime(start), Event::FlowStart(i as u32));
         }
         let end = SimTime(cfg.run.duration_ns);
         let measure_from = SimTime(cfg.run.measure_from_ns);
@@ -240,6 +282,7 @@ impl Simulation {
                 self.arm_receiver_timer(f);
             }
             Event::FlowStart(f) => {
+                self.flows[f as usize].life.started_at = Some(now);
                 self.flows[f as usize].sender.start(now, &mut self.out);
                 self.inject(f, Direction::Forward);
                 self.arm_sender_timer(f);
@@ -276,6 +319,12 @@ impl Simulation {
             }
             Direction::Reverse => {
                 flow.sender.on_ack(self.now, &pkt, &mut self.out);
+                // A finite transfer ends when its last segment is cumulatively acknowledged.
+                if let Some(n) = flow.life.segments {
+                    if flow.life.completed_at.is_none() && flow.sender.snd_una() >= n {
+                        flow.life.completed_at = Some(self.now);
+                    }
+                }
                 self.inject(f, Direction::Forward);
                 self.arm_sender_timer(f);
             }
@@ -413,6 +462,7 @@ impl Simulation {
                     packets_sent: c.packets_sent - c0.packets_sent,
                     mean_rtt_s: (samples > 0).then(|| (c.rtt_sum_ns - c0.rtt_sum_ns) as f64 / samples as f64 * 1e-9),
                     final_cwnd: f.sender.cc().cwnd(),
+                    life: f.life.reported.then(|| self.flow_life(f)),
                 }
             })
             .collect();
@@ -476,6 +526,21 @@ impl Simulation {
         }
     }
 
+    fn flow_life(&self, f: &Flow) -> FlowLife {
+        let payload = self.cfg.payload_size() as u64;
+        let delivered_bytes = f.receiver.delivered() * payload;
+        let started = f.life.started_at;
+        // A flow that stops writing ends at its stop time; a transfer when its last byte is acknowledged.
+        let stopped = f.life.stop.filter(|&stop| stop <= self.now && f.life.segments.is_none());
+        FlowLife {
+            start_s: started.map_or(f64::NAN, |t| t.as_secs_f64()),
+            end_s: f.life.completed_at.or(stopped).map(|t| t.as_secs_f64()),
+            size_bytes: f.life.size_bytes,
+            bytes: f.life.size_bytes.map_or(delivered_bytes, |size| delivered_bytes.min(size)),
+            completion_time_s: f.life.completed_at.zip(started).map(|(end, start)| end.since(start).as_secs_f64()),
+        }
+    }
+
     pub fn flow_series(&self) -> &FlowSeries {
         &self.flow_series
     }
@@ -492,12 +557,15 @@ impl Simulation {
     }
 
     /// Packet accounting for invariant checks: (data packets sent by all senders, data packets that reached
-    /// a receiver, data packets dropped, data packets still in the network).
+    /// a receiver, data packets dropped, data packets still in the network). Exact only when every flow
+    /// goes the same way (see below); `sent <= received + dropped + in_network` always holds.
     pub fn data_packet_census(&self) -> (u64, u64, u64, u64) {
         let sent = self.flows.iter().map(|f| f.sender.counters().packets_sent).sum();
         let received = self.flows.iter().map(|f| f.receiver.received()).sum();
         // Links on data routes; exact as long as no link carries both data and ACKs (true of the
-        // dumbbell and of any network whose flows all go one way over duplex links).
+        // dumbbell and of any network whose flows all go one way over duplex links). With flows in both
+        // directions (`direction = reverse`, or routes that cross) a shared link's drops and queue count
+        // ACKs too, so `dropped + in_network` is an upper bound and the equality is not checked.
         let mut forward_links: Vec<u32> = self.flows.iter().flat_map(|f| f.paths[0].iter().copied()).collect();
         forward_links.sort_unstable();
         forward_links.dedup();

@@ -17,6 +17,25 @@ pub struct FlowSummary {
     pub packets_sent: u64,
     pub mean_rtt_s: Option<f64>,
     pub final_cwnd: u32,
+    /// The flow's life, for flows that are more than a bulk flow from start to end (a finite transfer);
+    /// flattened into this record, absent otherwise.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub life: Option<FlowLife>,
+}
+
+/// When a flow started and ended and what it carried, over its whole life (not the measurement window).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowLife {
+    /// Its first packet was sent, s.
+    pub start_s: f64,
+    /// Its last byte was acknowledged (a transfer) or it stopped writing (`stop`), s; None while it runs.
+    pub end_s: Option<f64>,
+    /// Payload bytes the application wrote; None for a bulk flow.
+    pub size_bytes: Option<u64>,
+    /// Payload bytes delivered in order to the receiver (a transfer's last segment counts its bytes only).
+    pub bytes: u64,
+    /// From the first packet sent to the acknowledgement of the last byte, s; None until then.
+    pub completion_time_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -8,9 +8,13 @@
 //!  0: left -> right (the bottleneck)        1: right -> left (its reverse, for ACKs)
 //!  then for each flow i: src_i -> left, right -> dst_i, dst_i -> right, left -> src_i
 //! ```
+//! A reverse flow (`direction = reverse`: data right to left) has the same four access links in the same
+//! places, with its sender src_i on the right and its receiver dst_i on the left:
+//! `src_i -> right, left -> dst_i, dst_i -> left, right -> src_i`; its data takes link 1 and its ACKs
+//! link 0. Forward flows' links and ids do not depend on whether other flows go the other way.
 //! Writing that dumbbell out as links, in that order, gives a bit-identical run (tests/topology.rs).
 
-use crate::config::{err, ConfigError, LinkModelsConfig, NodeConfig, QueueConfig, ScenarioConfig};
+use crate::config::{err, ConfigError, FlowDirection, LinkModelsConfig, NodeConfig, QueueConfig, ScenarioConfig};
 use std::collections::BTreeMap;
 
 /// One link to build, in engine units.
@@ -77,6 +81,12 @@ impl Topology {
         let mut routes = Vec::with_capacity(cfg.flows.len());
         for (i, f) in cfg.flows.iter().enumerate() {
             let (src, dst) = (format!("src{i}"), format!("dst{i}"));
+            // The routers on the sender's side and on the receiver's side, and the bottleneck direction
+            // the data crosses.
+            let (near, far, data_link, ack_link) = match f.direction {
+                FlowDirection::Forward => ("left", "right", 0, 1),
+                FlowDirection::Reverse => ("right", "left", 1, 0),
+            };
             let mut access = |from: &str, to: &str, delay_ns: u64| {
                 links.push(LinkPlan {
                     name: format!("{from}->{to}"),
@@ -91,14 +101,14 @@ impl Topology {
                 });
                 links.len() as u32 - 1
             };
-            let src_fwd = access(&src, "left", f.src_access_delay_ns);
-            let dst_fwd = access("right", &dst, f.dst_access_delay_ns);
-            let dst_rev = access(&dst, "right", f.dst_access_delay_ns);
-            let src_rev = access("left", &src, f.src_access_delay_ns);
+            let src_fwd = access(&src, near, f.src_access_delay_ns);
+            let dst_fwd = access(far, &dst, f.dst_access_delay_ns);
+            let dst_rev = access(&dst, far, f.dst_access_delay_ns);
+            let src_rev = access(near, &src, f.src_access_delay_ns);
             if f.overhead_ns > 0 {
                 links[src_fwd as usize].processing = Some((0, f.overhead_ns));
             }
-            routes.push([vec![src_fwd, 0, dst_fwd], vec![dst_rev, 1, src_rev]]);
+            routes.push([vec![src_fwd, data_link, dst_fwd], vec![dst_rev, ack_link, src_rev]]);
         }
         Topology { links, routes, bottleneck: 0 }
     }

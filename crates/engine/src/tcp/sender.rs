@@ -74,6 +74,8 @@ pub struct SenderConfig {
     pub rwnd: u64,
     /// No new data is sent from this time on.
     pub stop: Option<SimTime>,
+    /// A finite transfer: segments 0..this are all the application writes (None: unlimited).
+    pub segments: Option<u64>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -456,7 +458,8 @@ impl Sender {
     /// but the application has no more data (past `stop`; a full receiver window is not app-limited).
     fn check_app_limited(&mut self, now: SimTime) {
         if let Some(rate) = &mut self.rate {
-            if self.cfg.stop.is_some_and(|stop| now >= stop) {
+            let written = self.cfg.segments.is_some_and(|n| self.sb.snd_nxt() >= n);
+            if written || self.cfg.stop.is_some_and(|stop| now >= stop) {
                 rate.mark_app_limited(self.sb.in_flight());
             }
         }
@@ -464,7 +467,8 @@ impl Sender {
 
     fn may_send_new(&self, now: SimTime) -> bool {
         let window_open = self.sb.snd_nxt() - self.sb.snd_una() < self.cfg.rwnd;
-        window_open && self.cfg.stop.map_or(true, |stop| now < stop)
+        let data_left = self.cfg.segments.map_or(true, |n| self.sb.snd_nxt() < n);
+        window_open && data_left && self.cfg.stop.map_or(true, |stop| now < stop)
     }
 
     fn retransmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {

@@ -16,6 +16,7 @@ fn sender(recovery: Recovery, initial_cwnd: u32) -> Sender {
         rto_min: SimDuration::from_millis(200),
         rwnd: 1 << 30,
         stop: None,
+        segments: None,
     };
     Sender::new(cfg, Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, initial_cwnd)))
 }
@@ -228,6 +229,7 @@ fn recording_sender(cwnd: u32, pacing_bps: Option<u64>) -> (Sender, std::sync::A
         rto_min: SimDuration::from_millis(200),
         rwnd: 1 << 30,
         stop: None,
+        segments: None,
     };
     (Sender::new(cfg, Box::new(Recorder { cwnd, pacing_bps, samples: samples.clone() })), samples)
 }
