@@ -61,7 +61,37 @@ pub struct ScenarioConfig {
     #[serde(default)]
     pub topology: Option<TopologyConfig>,
     pub flows: Vec<FlowConfig>,
+    /// Arrival processes that open connections during the run (`traffic::source`).
+    #[serde(default)]
+    pub traffic: Vec<TrafficConfig>,
     pub run: RunConfig,
+}
+
+/// A source of connections: transfers of drawn sizes arriving at drawn intervals, from `start_ns` until
+/// `stop_ns`, each a flow with the settings of `flow` that ends (and gives its slot back) when its last
+/// byte is acknowledged.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficConfig {
+    /// The summary's `groups` report its connections under this name.
+    pub group: String,
+    /// The connections' settings: cc, recovery, windows, and the access delays and direction (dumbbell)
+    /// or route (links). Its start, stop, size and draws are not used.
+    pub flow: FlowConfig,
+    /// Transfer sizes, payload bytes.
+    pub size_bytes: Distribution,
+    /// Time between arrivals, ns. Exactly one of this and `offered_load`.
+    #[serde(default)]
+    pub inter_arrival_ns: Option<Distribution>,
+    /// Poisson arrivals offering this fraction of the capacity of the slowest link on the connections'
+    /// data route, in payload bits: mean gap = 8 * mean size / (load * capacity).
+    #[serde(default)]
+    pub offered_load: Option<f64>,
+    #[serde(default)]
+    pub start_ns: u64,
+    /// No arrival from this time on (None: until the end of the run).
+    #[serde(default)]
+    pub stop_ns: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -385,8 +415,8 @@ impl ScenarioConfig {
             (Some(_), Some(_)) => return Err(err("network", "give either a bottleneck (the dumbbell) or links, not both")),
             (None, None) => return Err(err("network", "a network needs a bottleneck (the dumbbell) or links")),
         }
-        if self.flows.is_empty() {
-            return Err(err("flows", "at least one flow is needed"));
+        if self.flows.is_empty() && self.traffic.is_empty() {
+            return Err(err("flows", "at least one flow or traffic source is needed"));
         }
         for (i, f) in self.flows.iter().enumerate() {
             if self.bottleneck.is_some() && f.access_rate_bps == 0 {
@@ -429,6 +459,35 @@ impl ScenarioConfig {
             if !needs_route && (f.route.is_some() || f.ack_route.is_some()) {
                 return Err(err(format!("flows.{i}.route"), "routes are given over links; the dumbbell (network.bottleneck) routes its flows itself"));
             }
+        }
+        for (k, t) in self.traffic.iter().enumerate() {
+            let field = format!("traffic.{k}");
+            if t.group.is_empty() {
+                return Err(err(format!("{field}.group"), "must not be empty"));
+            }
+            t.size_bytes.validate().map_err(|m| err(format!("{field}.size"), m))?;
+            match (&t.inter_arrival_ns, t.offered_load) {
+                (Some(d), None) => d.validate().map_err(|m| err(format!("{field}.inter_arrival"), m))?,
+                (None, Some(load)) if load.is_finite() && load > 0.0 => {}
+                (None, Some(_)) => return Err(err(format!("{field}.offered_load"), "must be above 0")),
+                _ => return Err(err(format!("{field}.arrivals"), "give either inter_arrival or offered_load")),
+            }
+            let f = &t.flow;
+            if self.bottleneck.is_some() && f.access_rate_bps == 0 {
+                return Err(err(format!("{field}.access_rate"), "must be above 0 bit/s"));
+            }
+            if self.topology.is_some() && f.route.is_none() {
+                return Err(err(format!("{field}.route"), "connections over links need a route: the nodes from sender to receiver"));
+            }
+            if self.topology.is_some() && f.direction == FlowDirection::Reverse {
+                return Err(err(format!("{field}.direction"), "over links the route gives the direction"));
+            }
+            if f.initial_cwnd == 0 || f.rwnd_packets == 0 {
+                return Err(err(format!("{field}.initial_cwnd"), "windows must be at least 1 packet"));
+            }
+        }
+        if self.bottleneck.is_some() && 4 * (self.flows.len() + self.traffic.len()) + 2 > crate::event::MAX_EVENT_ID as usize {
+            return Err(err("traffic", "too many flows and sources for the dumbbell's access links"));
         }
         let r = &self.run;
         if r.duration_ns == 0 {

@@ -97,6 +97,35 @@ pub struct Summary {
     pub links: Vec<LinkSummary>,
     /// Jain's fairness index of the flows' goodputs, (sum g)^2 / (n sum g^2).
     pub jain_index: f64,
+    /// Flows by group (`group` of a flow, every traffic source), in order of first mention; absent when
+    /// no flow has a group.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupSummary>,
+}
+
+/// A group of flows over the measurement window: what it carried and how fast its transfers finished.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct GroupSummary {
+    pub group: String,
+    /// Flows opened since the start of the run (a traffic source's connections, the group's flows).
+    pub flows_created: u64,
+    /// Transfers whose last byte was acknowledged, since the start of the run.
+    pub flows_completed: u64,
+    /// Flows not completed at the end: created = completed + alive (a bulk flow is alive to the end).
+    pub flows_alive: u64,
+    /// Connections refused because every flow slot (2^21) was taken.
+    pub flows_refused: u64,
+    /// Payload bytes delivered in order in the window.
+    pub bytes: u64,
+    pub goodput_bps: f64,
+    /// Goodput over the capacity of the slowest link on the group's data route.
+    pub share_of_capacity: f64,
+    /// Transfers completed in the window, and their completion times (to 0.4 %, the histogram's bucket).
+    pub completed_in_window: u64,
+    pub completion_time_mean_s: Option<f64>,
+    pub completion_time_p50_s: Option<f64>,
+    pub completion_time_p90_s: Option<f64>,
+    pub completion_time_p99_s: Option<f64>,
 }
 
 pub fn jain_index(values: &[f64]) -> f64 {

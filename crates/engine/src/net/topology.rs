@@ -37,7 +37,7 @@ pub struct LinkPlan {
 #[derive(Clone, Debug)]
 pub struct Topology {
     pub links: Vec<LinkPlan>,
-    /// Per flow: link ids from sender to receiver, and back for its ACKs.
+    /// Per flow, then per traffic source: link ids from sender to receiver, and back for the ACKs.
     pub routes: Vec<[Vec<u32>; 2]>,
     /// The link the summary's `bottleneck` describes.
     pub bottleneck: usize,
@@ -78,9 +78,11 @@ impl Topology {
                 b.reverse_models.clone(),
             ),
         ];
-        let mut routes = Vec::with_capacity(cfg.flows.len());
-        for (i, f) in cfg.flows.iter().enumerate() {
-            let (src, dst) = (format!("src{i}"), format!("dst{i}"));
+        let mut routes = Vec::with_capacity(cfg.flows.len() + cfg.traffic.len());
+        // Each flow, then each traffic source (whose connections share its four access links), in order.
+        let hosts = cfg.flows.iter().enumerate().map(|(i, f)| (format!("src{i}"), format!("dst{i}"), f));
+        let sources = cfg.traffic.iter().enumerate().map(|(k, t)| (format!("{}.src{k}", t.group), format!("{}.dst{k}", t.group), &t.flow));
+        for (src, dst, f) in hosts.chain(sources) {
             // The routers on the sender's side and on the receiver's side, and the bottleneck direction
             // the data crosses.
             let (near, far, data_link, ack_link) = match f.direction {
@@ -151,26 +153,28 @@ impl Topology {
                 })
                 .collect()
         };
-        let mut routes = Vec::with_capacity(cfg.flows.len());
-        for (i, f) in cfg.flows.iter().enumerate() {
+        let mut routes = Vec::with_capacity(cfg.flows.len() + cfg.traffic.len());
+        let flows = cfg.flows.iter().enumerate().map(|(i, f)| (format!("flows.{i}"), f));
+        let sources = cfg.traffic.iter().enumerate().map(|(k, t)| (format!("traffic.{k}"), &t.flow));
+        for (i, f) in flows.chain(sources) {
             let route = f.route.as_ref().expect("validated");
-            let forward = resolve(format!("flows.{i}.route"), route)?;
+            let forward = resolve(format!("{i}.route"), route)?;
             let backward = match &f.ack_route {
                 Some(r) => {
                     if r.first() != route.last() || r.last() != route.first() {
-                        return Err(err(format!("flows.{i}.ack_route"), "must lead from the route's last node back to its first"));
+                        return Err(err(format!("{i}.ack_route"), "must lead from the route's last node back to its first"));
                     }
-                    resolve(format!("flows.{i}.ack_route"), r)?
+                    resolve(format!("{i}.ack_route"), r)?
                 }
                 None => {
                     let reversed: Vec<String> = route.iter().rev().cloned().collect();
-                    resolve(format!("flows.{i}.ack_route"), &reversed).map_err(|e| {
+                    resolve(format!("{i}.ack_route"), &reversed).map_err(|e| {
                         err(e.field, format!("{} for the ACKs, which by default retrace the route; add that link or give ack_route", e.message))
                     })?
                 }
             };
             if forward.len() > u8::MAX as usize || backward.len() > u8::MAX as usize {
-                return Err(err(format!("flows.{i}.route"), format!("at most {} links", u8::MAX)));
+                return Err(err(format!("{i}.route"), format!("at most {} links", u8::MAX)));
             }
             routes.push([forward, backward]);
         }

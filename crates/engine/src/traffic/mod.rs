@@ -2,3 +2,4 @@
 //! connections during a run (`source`), and the summary of flows by group (`groups`).
 
 pub mod dist;
+pub mod groups;
