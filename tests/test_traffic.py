@@ -1,5 +1,7 @@
 """Traffic in a scenario: flows in either direction, finite transfers, drawn starts and lives, groups."""
 
+import math
+
 import pytest
 
 from cclab.errors import ScenarioError
@@ -79,3 +81,74 @@ def test_direction_belongs_to_the_dumbbell():
         "run": {"duration": "1s"},
     }
     assert one_problem(raw).startswith("scenario error: flows.0.direction: over links the route gives the direction")
+
+
+# --- [[traffic]] ---------------------------------------------------------------------------------------
+
+def with_traffic(example_dict, **keys) -> dict:
+    example_dict["traffic"] = [{"group": "web", **keys}]
+    return load_scenario(example_dict).to_engine_config()
+
+
+def test_a_source_at_an_offered_load(example_dict):
+    config = with_traffic(example_dict, load=0.3, size={"exponential": "50KB"}, access_delay="2ms",
+                          direction="reverse")
+    (source,) = config["traffic"]
+    assert source["offered_load"] == 0.3
+    assert source["size_bytes"] == {"exponential": 50_000.0}
+    assert source["flow"]["direction"] == "reverse"
+    assert source["flow"]["src_access_delay_ns"] == 2_000_000
+    assert source["flow"]["cc"] == {"name": "newreno"}
+    assert "inter_arrival_ns" not in source
+
+
+def test_an_arrival_rate_is_poisson(example_dict):
+    (source,) = with_traffic(example_dict, arrival_rate=50, size="20KB")["traffic"]
+    assert source["inter_arrival_ns"] == {"exponential": 2e7}
+    assert source["size_bytes"] == {"fixed": 20_000}
+
+
+def test_the_web_preset(example_dict):
+    (source,) = with_traffic(example_dict, preset="web", load=0.2)["traffic"]
+    assert source["size_bytes"] == {"pareto": {"shape": 1.2, "mean": 14_600.0}}
+    # A size given beside the preset wins.
+    (source,) = with_traffic(example_dict, preset="web", load=0.2, size="1KB")["traffic"]
+    assert source["size_bytes"] == {"fixed": 1000}
+
+
+def test_no_traffic_no_key(example_dict):
+    assert "traffic" not in load_scenario(example_dict).to_engine_config()
+
+
+def test_traffic_alone_is_a_scenario(example_dict):
+    del example_dict["flows"]
+    config = with_traffic(example_dict, load=0.3, size="50KB")
+    assert config["flows"] == [] and len(config["traffic"]) == 1
+
+
+@pytest.mark.parametrize("keys, start", [
+    ({"size": "50KB"}, "scenario error: traffic.0: arrivals are given nowhere"),
+    ({"size": "50KB", "load": 0.3, "arrival_rate": 5}, "scenario error: traffic.0.arrival_rate: arrivals are given twice"),
+    ({"load": 0.3}, "scenario error: traffic.0.size"),
+    ({"preset": "video", "load": 0.3}, "scenario error: traffic.0.preset: 'video' is not a traffic preset"),
+    ({"size": {"pareto": {"shape": 0.9, "mean": "5KB"}}, "load": 0.3},
+     "scenario error: traffic.0.size.pareto.shape: shape 0.9 gives an infinite mean"),
+    ({"size": "50KB", "load": 0.3, "route": ["a", "b"]}, "scenario error: traffic.0.route: routes belong to a network"),
+])
+def test_traffic_errors_name_the_field(example_dict, keys, start):
+    example_dict["traffic"] = [{"group": "web", **keys}]
+    assert one_problem(example_dict).startswith(start)
+
+
+def test_store_rows_hold_flows_and_groups():
+    from cclab.store import summary_table
+
+    summary = {"flows": [{"flow": 0, "goodput_bps": 1.0, "start_s": 0.0, "completion_time_s": 0.2}],
+               "groups": [{"group": "web", "flows_created": 10, "goodput_bps": 5.0}],
+               "bottleneck": {"utilization": 0.5}, "jain_index": 1.0}
+    table = summary_table({"run_key": "k"}, {}, summary, {}).to_pydict()
+    assert table["kind"] == ["flow", "group"]
+    # A figure a row does not have is NaN, as the store keeps missing numbers.
+    assert table["completion_time_s"][0] == 0.2 and math.isnan(table["completion_time_s"][1])
+    assert table["group"] == [None, "web"]
+    assert table["flows_created"][1] == 10

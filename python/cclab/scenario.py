@@ -542,6 +542,102 @@ class FlowSpec(_Table):
         } for i in range(self.count)]
 
 
+# --- traffic ---------------------------------------------------------------------------------------------
+
+# Presets of [[traffic]] (docs/engine-interface.md, README "Traffic"). "web": ns-2.35's web-traffic example
+# (tcl/ex/web-traffic.tcl, PagePool/WebTraf) draws object sizes from a Pareto II of shape 1.2 and mean 10
+# packets; here a Pareto (type I) of the same shape and mean, 10 payloads of 1460 bytes, arriving as a
+# Poisson process at the offered load. Shape 1.1-1.5 is the usual range for web transfer sizes (fact sheet
+# ../shared/docs/network-models.md, "Background traffic").
+TRAFFIC_PRESETS = {
+    "web": {"size": {"pareto": {"shape": 1.2, "mean": "14600B"}}},
+}
+
+SizeDistribution = Annotated[InstanceOf[Drawn], BeforeValidator(lambda v: parse_distribution(v, parse_byte_size, "size"))]
+
+
+def _apply_preset(data: Any) -> Any:
+    """A [[traffic]] table with `preset = "web"`: the preset's keys where the table gives none."""
+    if not isinstance(data, dict) or "preset" not in data:
+        return data
+    name = data["preset"]
+    if name not in TRAFFIC_PRESETS:
+        raise BadValue(f"{name!r} is not a traffic preset", "one of " + ", ".join(TRAFFIC_PRESETS),
+                       subpath=("preset",))
+    return {**TRAFFIC_PRESETS[name], **data}
+
+
+class TrafficSpec(_Table):
+    """Connections that arrive during the run: each a transfer of a drawn size that ends when its last byte
+    is acknowledged. Arrivals are Poisson at an offered load (a fraction of the capacity of the slowest
+    link on the route, in payload bits) or at a rate, or follow any inter-arrival distribution."""
+
+    group: str                                           # the summary's `groups` report it under this name
+    preset: Literal["web"] | None = None                 # fills size (see TRAFFIC_PRESETS)
+    size: SizeDistribution                               # payload bytes: "50KB" or { pareto = {...} }
+    load: Annotated[float, Field(gt=0)] | None = None    # offered load, fraction of the route's capacity
+    arrival_rate: Annotated[float, Field(gt=0)] | None = None   # connections per second (Poisson)
+    inter_arrival: DrawnDuration | None = None           # or any distribution of the gaps
+    start: Duration = 0                                  # first arrival
+    stop: Duration | None = None                         # no arrival from then on
+    cc: Annotated[dict[str, Any], BeforeValidator(parse_cc)] = {"name": "newreno"}
+    direction: Literal["forward", "reverse"] = "forward"
+    access_delay: AccessDelayField | None = None         # dumbbell: each side of every connection
+    src_access_delay: AccessDelayField | None = None
+    dst_access_delay: AccessDelayField | None = None
+    route: list[str] | None = None                       # links: nodes from the sender to the receiver
+    ack_route: list[str] | None = None
+    recovery: Literal["sack", "newreno", "linux-2.6"] = "sack"
+    delayed_ack: bool = False
+    initial_cwnd: Annotated[int, Field(ge=1)] = 2
+    rto_min: Duration = 200 * MS
+    rwnd: Annotated[int, Field(ge=1)] = 1_000_000_000
+
+    @model_validator(mode="before")
+    @classmethod
+    def _preset(cls, data: Any) -> Any:
+        return _apply_preset(data)
+
+    @model_validator(mode="after")
+    def _check(self) -> "TrafficSpec":
+        given = [key for key in ("load", "arrival_rate", "inter_arrival") if getattr(self, key) is not None]
+        if len(given) != 1:
+            raise BadValue("arrivals are given " + ("twice: " + ", ".join(given) if given else "nowhere"),
+                           "one of load (a fraction of capacity), arrival_rate (per second) or inter_arrival",
+                           subpath=(given[-1],) if given else ())
+        if self.route is not None and self.direction != "forward":
+            raise BadValue("over links the route gives the direction", "no direction", subpath=("direction",))
+        if self.stop is not None and self.stop <= self.start:
+            raise BadValue("arrivals stop before they start", "a stop after start", subpath=("stop",))
+        return self
+
+    def engine_source(self, access_rate_bps: int) -> dict:
+        src = self.src_access_delay or self.access_delay or AccessDelay(0, 0)
+        dst = self.dst_access_delay or self.access_delay or AccessDelay(0, 0)
+        flow = {
+            "cc": dict(self.cc), "recovery": self.recovery, "delayed_ack": self.delayed_ack,
+            "initial_cwnd": self.initial_cwnd, "rto_min_ns": self.rto_min, "rwnd_packets": self.rwnd,
+        }
+        if self.route is not None:
+            flow["route"] = list(self.route)
+            if self.ack_route is not None:
+                flow["ack_route"] = list(self.ack_route)
+        else:
+            flow.update(src_access_delay_ns=src.last_ns, dst_access_delay_ns=dst.last_ns,
+                        access_rate_bps=access_rate_bps)
+            if self.direction != "forward":
+                flow["direction"] = self.direction
+        source = {"group": self.group, "flow": flow, "size_bytes": self.size.engine, "start_ns": self.start,
+                  "stop_ns": self.stop}
+        if self.load is not None:
+            source["offered_load"] = self.load
+        elif self.arrival_rate is not None:
+            source["inter_arrival_ns"] = {"exponential": 1e9 / self.arrival_rate}
+        else:
+            source["inter_arrival_ns"] = self.inter_arrival.engine
+        return source
+
+
 # --- run ---------------------------------------------------------------------------------------------
 
 class RunSpec(_Table):
@@ -564,18 +660,18 @@ class RunSpec(_Table):
 
 class Scenario(_Table):
     network: NetworkSpec
-    flows: list[FlowSpec]
+    flows: list[FlowSpec] = []
+    traffic: list[TrafficSpec] = []
     run: RunSpec
 
     # The TOML dict it was validated from, so overrides can be applied to a loaded scenario again.
     _raw: dict = PrivateAttr(default_factory=dict)
 
-    @field_validator("flows")
-    @classmethod
-    def _some_flows(cls, flows: list[FlowSpec]) -> list[FlowSpec]:
-        if not flows:
-            raise BadValue("there are no flows", "at least one [[flows]] table")
-        return flows
+    @model_validator(mode="after")
+    def _some_flows(self) -> "Scenario":
+        if not self.flows and not self.traffic:
+            raise BadValue("there are no flows", "at least one [[flows]] or [[traffic]] table", subpath=("flows",))
+        return self
 
     @model_validator(mode="after")
     def _check(self) -> "Scenario":
@@ -600,6 +696,19 @@ class Scenario(_Table):
                 raise BadValue(f"{value} is not before the end of the run at {_seconds(self.run.duration)}",
                                f"a {what} before run.duration",
                                subpath=("flows", index, "start"))
+        for index, source in enumerate(self.traffic):
+            if over_links and source.route is None:
+                raise BadValue("connections over [[network.links]] need a route",
+                               'route = ["sender", "router", ..., "receiver"]', subpath=("traffic", index, "route"))
+            if not over_links and (source.route is not None or source.ack_route is not None):
+                raise BadValue("routes belong to a network of links; the dumbbell routes its connections itself",
+                               "no route with [network.bottleneck]", subpath=("traffic", index, "route"))
+            if over_links:
+                for key, nodes in (("route", source.route), ("ack_route", source.ack_route or source.route[::-1])):
+                    for hop in zip(nodes, nodes[1:]):
+                        if hop not in hops:
+                            raise BadValue(f"no link from {hop[0]!r} to {hop[1]!r}", "a route along [[network.links]]",
+                                           subpath=("traffic", index, key))
         return self
 
     @staticmethod
@@ -642,6 +751,7 @@ class Scenario(_Table):
             "ack_size": network.ack_size,
             **where,
             "flows": [config for flow in self.flows for config in flow.engine_flows(network.access_rate_bps)],
+            **({"traffic": [t.engine_source(network.access_rate_bps) for t in self.traffic]} if self.traffic else {}),
             "run": {
                 "duration_ns": self.run.duration,
                 "measure_from_ns": self.run.measure_from,

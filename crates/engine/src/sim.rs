@@ -720,11 +720,19 @@ impl Simulation {
         };
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
         let group_bytes = self.group_bytes();
+        let mut stopped = vec![0u64; self.groups.len()];
+        for f in &self.flows[..self.static_flows] {
+            let done = f.life.segments.is_none() && f.life.stop.is_some_and(|s| s <= self.now) && f.sender.packets_out() == 0;
+            if let (Some(g), true) = (f.group, done) {
+                stopped[g as usize] += 1;
+            }
+        }
         let groups = self
             .groups
             .iter()
             .zip(group_bytes)
-            .map(|(g, bytes)| {
+            .zip(stopped)
+            .map(|((g, bytes), stopped)| {
                 let (bytes_before, completed_before) = match &self.snapshot {
                     Some(_) => (g.bytes_at_measure, g.completed_at_measure),
                     None => (0, 0),
@@ -736,7 +744,8 @@ impl Simulation {
                     group: g.name.clone(),
                     flows_created: g.created,
                     flows_completed: g.completed,
-                    flows_alive: g.created - g.completed,
+                    flows_stopped: stopped,
+                    flows_alive: g.created - g.completed - stopped,
                     flows_refused: g.refused,
                     bytes,
                     goodput_bps,
@@ -769,6 +778,7 @@ impl Simulation {
         // A flow that stops writing ends at its stop time; a transfer when its last byte is acknowledged.
         let stopped = f.life.stop.filter(|&stop| stop <= self.now && f.life.segments.is_none());
         FlowLife {
+            group: f.group.map(|g| self.groups[g as usize].name.clone()),
             start_s: started.map_or(f64::NAN, |t| t.as_secs_f64()),
             end_s: f.life.completed_at.or(stopped).map(|t| t.as_secs_f64()),
             size_bytes: f.life.size_bytes,

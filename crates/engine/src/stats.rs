@@ -26,6 +26,9 @@ pub struct FlowSummary {
 /// When a flow started and ended and what it carried, over its whole life (not the measurement window).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct FlowLife {
+    /// The group it is counted in (`groups`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
     /// Its first packet was sent, s.
     pub start_s: f64,
     /// Its last byte was acknowledged (a transfer) or it stopped writing (`stop`), s; None while it runs.
@@ -111,7 +114,9 @@ pub struct GroupSummary {
     pub flows_created: u64,
     /// Transfers whose last byte was acknowledged, since the start of the run.
     pub flows_completed: u64,
-    /// Flows not completed at the end: created = completed + alive (a bulk flow is alive to the end).
+    /// Bulk flows past their stop with nothing left outstanding.
+    pub flows_stopped: u64,
+    /// The rest, still running at the end: created = completed + stopped + alive.
     pub flows_alive: u64,
     /// Connections refused because every flow slot (2^21) was taken.
     pub flows_refused: u64,
