@@ -152,3 +152,15 @@ def test_store_rows_hold_flows_and_groups():
     assert table["completion_time_s"][0] == 0.2 and math.isnan(table["completion_time_s"][1])
     assert table["group"] == [None, "web"]
     assert table["flows_created"][1] == 10
+
+
+def test_pacing(example_dict):
+    flow = engine_flow(example_dict, pacing={"burst": 2, "gap": "1ms", "jitter": "0.1ms"})
+    assert flow["pacing"] == {"burst": 2, "gap_ns": 1_000_000, "jitter_ns": 100_000}
+    (source,) = with_traffic(example_dict, load=0.1, size="10KB", pacing={"burst": 2})["traffic"]
+    assert source["flow"]["pacing"] == {"burst": 2, "gap_ns": 0, "jitter_ns": 0}
+
+
+def test_pacing_needs_a_burst(example_dict):
+    example_dict["flows"][0]["pacing"] = {"burst": 0}
+    assert one_problem(example_dict).startswith("scenario error: flows.0.pacing.burst")

@@ -448,6 +448,18 @@ StartField = Annotated[Any, BeforeValidator(parse_start)]                     # 
 DrawnDuration = Annotated[InstanceOf[Drawn], BeforeValidator(lambda v: parse_distribution(v, parse_duration, "duration"))]
 
 
+class PacingSpec(_Table):
+    """At most `burst` packets back to back, then the next waits gap + uniform [0, jitter] from run.seed
+    (seed 003: "no more than two packets are sent in burst", with a random delay between them)."""
+
+    burst: Annotated[int, Field(ge=1)]
+    gap: Duration = 0
+    jitter: Duration = 0
+
+    def engine(self) -> dict:
+        return {"burst": self.burst, "gap_ns": self.gap, "jitter_ns": self.jitter}
+
+
 class FlowSpec(_Table):
     cc: Annotated[dict[str, Any], BeforeValidator(parse_cc)]
     count: Annotated[int, Field(ge=1)] = 1               # this entry stands for `count` identical flows
@@ -459,6 +471,7 @@ class FlowSpec(_Table):
     stop: Duration | None = None                         # None: sends until the end of the run
     duration: DrawnDuration | None = None                # stops writing at start + this ("20s", { exponential = "20s" })
     group: str | None = None                             # the summary's `groups` count the flow under this name
+    pacing: PacingSpec | None = None                     # { burst = 2, gap = "1ms", jitter = "0.1ms" }
     # Loss recovery: RFC 6675 SACK, RFC 6582 NewReno, or "linux-2.6": ns-2.35 TCP-Linux / Linux 2.6
     # rate-halving (cwnd = the algorithm's min_cwnd at entry, ~1 packet per 2 ACKs, ssthresh at exit),
     # with ns-2's retransmission timer (RTO = max(rto_min, SRTT + 4 RTTVAR), 1 ms ticks) and loss marking
@@ -539,6 +552,7 @@ class FlowSpec(_Table):
             **({"start_draw_ns": self.start.engine} if isinstance(self.start, Drawn) else {}),
             **({"duration_draw_ns": self.duration.engine} if self.duration is not None else {}),
             **({"group": self.group} if self.group is not None else {}),
+            **({"pacing": self.pacing.engine()} if self.pacing is not None else {}),
         } for i in range(self.count)]
 
 
@@ -592,6 +606,7 @@ class TrafficSpec(_Table):
     initial_cwnd: Annotated[int, Field(ge=1)] = 2
     rto_min: Duration = 200 * MS
     rwnd: Annotated[int, Field(ge=1)] = 1_000_000_000
+    pacing: PacingSpec | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -618,6 +633,8 @@ class TrafficSpec(_Table):
             "cc": dict(self.cc), "recovery": self.recovery, "delayed_ack": self.delayed_ack,
             "initial_cwnd": self.initial_cwnd, "rto_min_ns": self.rto_min, "rwnd_packets": self.rwnd,
         }
+        if self.pacing is not None:
+            flow["pacing"] = self.pacing.engine()
         if self.route is not None:
             flow["route"] = list(self.route)
             if self.ack_route is not None:

@@ -344,6 +344,19 @@ pub struct FlowConfig {
     /// The group the summary's `groups` count this flow in.
     #[serde(default)]
     pub group: Option<String>,
+    /// At most `burst` packets back to back, then a hold of gap + uniform[0, jitter] (`tcp/burst.rs`).
+    #[serde(default)]
+    pub pacing: Option<BurstPacingConfig>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BurstPacingConfig {
+    pub burst: u32,
+    #[serde(default)]
+    pub gap_ns: u64,
+    #[serde(default)]
+    pub jitter_ns: u64,
 }
 
 /// Which way a dumbbell flow sends its data.
@@ -424,6 +437,9 @@ impl ScenarioConfig {
             }
             if f.initial_cwnd == 0 {
                 return Err(err(format!("flows.{i}.initial_cwnd"), "must be at least 1 packet"));
+            }
+            if f.pacing.as_ref().is_some_and(|p| p.burst == 0) {
+                return Err(err(format!("flows.{i}.pacing.burst"), "at least 1 packet"));
             }
             if f.size_bytes == Some(0) {
                 return Err(err(format!("flows.{i}.size"), "a transfer carries at least 1 byte"));

@@ -8,7 +8,7 @@
 //!  sender i --access(i)--> left ==bottleneck==> right --access(i)--> receiver i
 //! ```
 use crate::cc::{registry, FlowContext};
-use crate::config::{err, ConfigError, RateModelConfig, ScenarioConfig};
+use crate::config::{err, BurstPacingConfig, ConfigError, RateModelConfig, ScenarioConfig};
 use crate::net::arq::Arq;
 use crate::net::capacity::{Capacity, MahimahiTrace, RateSchedule};
 use crate::net::delay::{Delay, DelaySchedule};
@@ -20,6 +20,7 @@ use crate::net::queue::LinkInfo;
 use crate::net::topology::{LinkPlan, Topology};
 use crate::rng::SimRng;
 use crate::stats::{jain_index, BottleneckSummary, FlowLife, FlowSeries, FlowSummary, GroupSummary, LinkSeries, LinkSummary, QueueSeries, Summary};
+use crate::tcp::burst::BurstLimit;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, SenderConfig, SenderCounters};
 use crate::time::{Rate, SimDuration, SimTime};
@@ -46,6 +47,8 @@ const STREAM_FIRST_ARRIVALS: u64 = 7 << 32;
 const STREAM_FIRST_SIZES: u64 = 8 << 32;
 /// The n-th connection a traffic source opens (counted over all sources) seeds its algorithm from this + n.
 const STREAM_FIRST_CONNECTION_CC: u64 = 9 << 32;
+/// Flow i's pacing jitter (`pacing`) draws from this + i; the n-th connection's from this + 2^31 + n.
+const STREAM_FIRST_PACING: u64 = 10 << 32;
 
 /// A packet's `flow` is its flow's slot in the low bits and, for a slot a traffic source reuses, the
 /// connection's generation above them, so a late packet of an earlier connection is recognised at the
@@ -202,6 +205,7 @@ impl Simulation {
                 },
                 cc,
             );
+            let sender = with_pacing(sender, f.pacing.as_ref(), SimRng::new(cfg.run.seed, STREAM_FIRST_PACING + i as u64));
             flows.push(Flow {
                 sender,
                 receiver: Receiver::new(i as u32, cfg.ack_size, f.delayed_ack),
@@ -519,11 +523,12 @@ impl Simulation {
             }
         };
         let mut cc = registry::build("traffic.flow.cc", &t.flow.cc, t.flow.initial_cwnd).expect("checked at build");
+        let n = self.connections;
+        self.connections += 1;
         cc.attach(FlowContext {
             packet_size: self.cfg.packet_size,
-            rng: SimRng::new(self.cfg.run.seed, STREAM_FIRST_CONNECTION_CC + self.connections),
+            rng: SimRng::new(self.cfg.run.seed, STREAM_FIRST_CONNECTION_CC + n),
         });
-        self.connections += 1;
         let payload = self.cfg.payload_size();
         let tag = match self.flows.get(slot as usize) {
             // The next generation of the slot, in the bits above it (wrapping after 2^11).
@@ -543,6 +548,8 @@ impl Simulation {
             },
             cc,
         );
+        let pacing_rng = SimRng::new(self.cfg.run.seed, STREAM_FIRST_PACING + (1 << 31) + n);
+        let sender = with_pacing(sender, t.flow.pacing.as_ref(), pacing_rng);
         let mut life = Life::new(Some(size), None, payload);
         life.started_at = Some(now);
         let receiver = Receiver::new(tag, self.cfg.ack_size, t.flow.delayed_ack);
@@ -838,6 +845,14 @@ impl Simulation {
     /// Traffic sources' connections alive now, counted by their slots (not by the groups' counters).
     pub fn connections_alive(&self) -> usize {
         self.flows[self.static_flows..].iter().filter(|f| !f.retired).count()
+    }
+}
+
+/// The sender with the flow's burst limit, if it has one.
+fn with_pacing(sender: Sender, pacing: Option<&BurstPacingConfig>, rng: SimRng) -> Sender {
+    match pacing {
+        Some(p) => sender.with_burst_limit(BurstLimit::new(p.burst, SimDuration(p.gap_ns), SimDuration(p.jitter_ns), rng)),
+        None => sender,
     }
 }
 

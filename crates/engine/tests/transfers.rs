@@ -143,3 +143,24 @@ fn drawn_starts_and_lives_follow_the_seed() {
     starts.dedup();
     assert_eq!(starts.len(), 25);
 }
+
+/// Ten packets in the initial window (initial_cwnd 10) on the idle link. Unpaced they leave back to back:
+/// the last leaves at 10 T = 12 ms and is acknowledged at 12 + 50.032 = 62.032 ms. With at most 2 back
+/// to back and a 5 ms gap, pairs leave at 0, 5, 10, 15 and 20 ms (each pair is on the wire for 2.4 ms,
+/// less than the gap, so no queue forms): the last leaves at 20 + 2 T = 22.4 ms and is acknowledged at
+/// 22.4 + 50.032 = 72.432 ms, before which no ACK could release anything (the first returns at 51.232 ms).
+#[test]
+fn at_most_two_packets_leave_back_to_back() {
+    let flow = |pacing: Value| {
+        let mut f = json!({"cc": "newreno", "route": ["a", "b"], "size_bytes": 10 * PAYLOAD, "initial_cwnd": 10});
+        if !pacing.is_null() {
+            f["pacing"] = pacing;
+        }
+        run(&idle_link(f, 1000 * MS, 0))["completion_time_s"].as_f64().unwrap()
+    };
+    assert_eq!(flow(Value::Null), 0.062032);
+    assert_eq!(flow(json!({"burst": 2, "gap_ns": 5 * MS})), 0.072432);
+    // A jitter of up to 1 ms on each of the 4 gaps: done between 72.432 and 76.432 ms, later than without.
+    let jittered = flow(json!({"burst": 2, "gap_ns": 5 * MS, "jitter_ns": MS}));
+    assert!(jittered > 0.072432 && jittered <= 0.076432, "{jittered}");
+}

@@ -1,4 +1,5 @@
 //! TCP endpoints: a bulk sender with a SACK scoreboard and a receiver, both sans-IO.
+pub mod burst;
 pub mod receiver;
 pub mod rate;
 pub mod rto_ns2;

@@ -32,6 +32,7 @@
 
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::net::packet::{Direction, Ecn, Packet, Payload};
+use crate::tcp::burst::BurstLimit;
 use crate::tcp::rate::RateSampler;
 use crate::tcp::rto_ns2::Ns2Rto;
 use crate::tcp::rtt::RttEstimator;
@@ -124,6 +125,8 @@ pub struct Sender {
     /// `linux-2.6` mode: the rate-halving send allowance in packets (ns-2 `next_pkts_in_flight_`); 0 outside
     /// recovery.
     rate_halving_allowance: u32,
+    /// At most k packets back to back (`tcp/burst.rs`), held with the pacing mechanism.
+    burst: Option<BurstLimit>,
 }
 
 impl Sender {
@@ -150,7 +153,14 @@ impl Sender {
             next_send_time: SimTime::ZERO,
             pacing_wakeup: None,
             rate_halving_allowance: 0,
+            burst: None,
         }
+    }
+
+    /// Send at most `limit`'s burst back to back (for algorithms without a pacing rate).
+    pub fn with_burst_limit(mut self, limit: BurstLimit) -> Self {
+        self.burst = Some(limit);
+        self
     }
 
     pub fn cc(&self) -> &dyn CongestionControl {
@@ -423,7 +433,7 @@ impl Sender {
         self.pacing_wakeup = None;
         self.rate_halving_allowance = self.rate_halving_allowance.min(self.sb.in_flight() + 1);
         while self.sb.in_flight() < cwnd.max(self.rate_halving_allowance) {
-            if pacing_rate.is_some() && now < self.next_send_time {
+            if (pacing_rate.is_some() || self.burst.is_some()) && now < self.next_send_time {
                 self.pacing_wakeup = Some(self.next_send_time);
                 break;
             }
@@ -438,6 +448,8 @@ impl Sender {
             }
             if let Some(bps) = pacing_rate {
                 self.next_send_time = now + Rate::from_bps(bps.max(1)).tx_time(self.cfg.packet_size);
+            } else if let Some(hold) = self.burst.as_mut().and_then(|b| b.on_send(now)) {
+                self.next_send_time = hold;
             }
             self.rate_halving_allowance = self.rate_halving_allowance.min(self.sb.in_flight().saturating_sub(1).max(1));
         }
