@@ -36,10 +36,19 @@ class Result:
     # cached_property stores into the instance __dict__ directly, which a frozen dataclass allows.
     @cached_property
     def flows(self) -> pd.DataFrame:
-        """One row per flow: goodput_bps, loss_events, ..."""
+        """One row per flow: goodput_bps, loss_events, ...; a finite transfer (or a flow with a drawn start,
+        a duration or a group) also has start_s, end_s, size_bytes, bytes and completion_time_s."""
         import pandas as pd
 
         return pd.DataFrame(self.summary.get("flows", []))
+
+    @cached_property
+    def groups(self) -> pd.DataFrame:
+        """One row per group of flows: flows created, completed and alive, bytes, share of capacity,
+        completion-time mean and percentiles (empty when no flow has a group)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.summary.get("groups", []))
 
     @cached_property
     def timeseries(self) -> pd.DataFrame:
@@ -81,6 +90,8 @@ class Result:
         self.queue.to_parquet(out / "queue.parquet", index=False)
         self.links.to_parquet(out / "links.parquet", index=False)
         self.link_series.to_parquet(out / "link_series.parquet", index=False)
+        if not self.groups.empty:
+            self.groups.to_parquet(out / "groups.parquet", index=False)
         (out / "summary.json").write_text(self.summary_json() + "\n", encoding="utf-8")
         (out / "config.json").write_text(json.dumps(self.config, indent=2) + "\n", encoding="utf-8")
         return out

@@ -120,13 +120,19 @@ def parquet_bytes(table: pa.Table) -> bytes:
 
 def summary_table(identity: Mapping[str, Any], params: Mapping[str, Any], summary: Mapping[str, Any],
                   config: Mapping[str, Any]) -> pa.Table:
-    """One row per flow: the run's identity, its swept parameters, the flow's figures, the bottleneck's
-    figures (prefixed bottleneck_) and the run-wide figures (jain_index, events, ...)."""
+    """One row per flow (and per group of flows, if any): the run's identity, its swept parameters, the
+    flow's figures (a finite transfer's start_s, end_s, bytes, completion_time_s), the bottleneck's figures
+    (prefixed bottleneck_) and the run-wide figures (jain_index, events, ...)."""
     flows = list(summary.get("flows") or [])
+    groups = list(summary.get("groups") or [])
+    if groups:
+        # Groups of flows (traffic sources' connections, named [[flows]]) get a row each after the flows'
+        # rows; `kind` tells them apart ("flow" or "group"), and is absent from runs without groups.
+        flows = [{"kind": "flow", **flow} for flow in flows] + [{"kind": "group", **group} for group in groups]
     if not flows:
         raise ValueError("the engine summary has no flows")
     run_wide = {key: value for key, value in summary.items()
-                if key not in ("flows", "bottleneck") and not isinstance(value, (dict, list))}
+                if key not in ("flows", "bottleneck", "groups") and not isinstance(value, (dict, list))}
     bottleneck = {f"bottleneck_{key}": value for key, value in (summary.get("bottleneck") or {}).items()}
     shared = {**identity, **params}
     columns: dict[str, list] = {name: [value] * len(flows) for name, value in shared.items()}

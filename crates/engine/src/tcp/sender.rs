@@ -22,6 +22,7 @@
 
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::net::packet::{Direction, Ecn, Packet, Payload};
+use crate::tcp::burst::BurstLimit;
 use crate::tcp::rate::RateSampler;
 pub use crate::tcp::recovery::Recovery;
 use crate::tcp::recovery::{AckEvent, LossRecovery};
@@ -43,6 +44,8 @@ pub struct SenderConfig {
     pub stop: Option<SimTime>,
     /// Negotiate ECN: send new data ECN-capable and react to the receiver's echo (RFC 3168).
     pub ecn: bool,
+    /// A finite transfer: segments 0..this are all the application writes (None: unlimited).
+    pub segments: Option<u64>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -95,6 +98,8 @@ pub struct Sender {
     ecn_recover: Option<u64>,
     /// ECN: set CWR on the next new data packet.
     cwr_pending: bool,
+    /// At most k packets back to back (`tcp/burst.rs`), held with the pacing mechanism.
+    burst: Option<BurstLimit>,
 }
 
 impl Sender {
@@ -119,7 +124,14 @@ impl Sender {
             pacing_wakeup: None,
             ecn_recover: None,
             cwr_pending: false,
+            burst: None,
         }
+    }
+
+    /// Send at most `limit`'s burst back to back (for algorithms without a pacing rate).
+    pub fn with_burst_limit(mut self, limit: BurstLimit) -> Self {
+        self.burst = Some(limit);
+        self
     }
 
     pub fn cc(&self) -> &dyn CongestionControl {
@@ -375,7 +387,7 @@ impl Sender {
         self.pacing_wakeup = None;
         let mut window = self.recovery.window_for_sending(cwnd, self.sb.in_flight());
         while self.sb.in_flight() < window {
-            if pacing_rate.is_some() && now < self.next_send_time {
+            if (pacing_rate.is_some() || self.burst.is_some()) && now < self.next_send_time {
                 self.pacing_wakeup = Some(self.next_send_time);
                 break;
             }
@@ -390,6 +402,8 @@ impl Sender {
             }
             if let Some(bps) = pacing_rate {
                 self.next_send_time = now + Rate::from_bps(bps.max(1)).tx_time(self.cfg.packet_size);
+            } else if let Some(hold) = self.burst.as_mut().and_then(|b| b.on_send(now)) {
+                self.next_send_time = hold;
             }
             window = self.recovery.window_after_sending(cwnd, self.sb.in_flight());
         }
@@ -410,7 +424,8 @@ impl Sender {
     /// but the application has no more data (past `stop`; a full receiver window is not app-limited).
     fn check_app_limited(&mut self, now: SimTime) {
         if let Some(rate) = &mut self.rate {
-            if self.cfg.stop.is_some_and(|stop| now >= stop) {
+            let written = self.cfg.segments.is_some_and(|n| self.sb.snd_nxt() >= n);
+            if written || self.cfg.stop.is_some_and(|stop| now >= stop) {
                 rate.mark_app_limited(self.sb.in_flight());
             }
         }
@@ -418,7 +433,8 @@ impl Sender {
 
     fn may_send_new(&self, now: SimTime) -> bool {
         let window_open = self.sb.snd_nxt() - self.sb.snd_una() < self.cfg.rwnd;
-        window_open && self.cfg.stop.map_or(true, |stop| now < stop)
+        let data_left = self.cfg.segments.map_or(true, |n| self.sb.snd_nxt() < n);
+        window_open && data_left && self.cfg.stop.map_or(true, |stop| now < stop)
     }
 
     fn retransmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {

@@ -17,6 +17,7 @@ fn sender(recovery: Recovery, initial_cwnd: u32) -> Sender {
         rwnd: 1 << 30,
         stop: None,
         ecn: false,
+        segments: None,
     };
     Sender::new(cfg, Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, initial_cwnd)))
 }
@@ -230,6 +231,7 @@ fn recording_sender(cwnd: u32, pacing_bps: Option<u64>) -> (Sender, std::sync::A
         rwnd: 1 << 30,
         stop: None,
         ecn: false,
+        segments: None,
     };
     (Sender::new(cfg, Box::new(Recorder { cwnd, pacing_bps, samples: samples.clone() })), samples)
 }
