@@ -53,3 +53,15 @@ def test_cli_json_has_groups(tmp_path):
     assert summary["flows"] == []
     (group,) = summary["groups"]
     assert group["group"] == "web" and group["flows_completed"] > 50
+
+
+def test_connection_records_when_asked():
+    scenario = {**SCENARIO, "traffic": [dict(SCENARIO["traffic"][0], records=True)]}
+    result = cclab.run(scenario)
+    rows = result.connections
+    web = result.groups.set_index("group").loc["web"]
+    # Every connection made has a row: completed ones with their times, alive ones without.
+    assert len(rows) == web["flows_created"]
+    assert rows["completion_time_s"].notna().sum() == web["flows_completed"]
+    assert (rows["group"] == "web").all()
+    assert cclab.run(SCENARIO).connections.empty

@@ -1,6 +1,7 @@
 //! Traffic sources: connections arriving during the run, carrying the load they offer, finishing as the
 //! slow-start arithmetic says on an idle link, giving their slots back, and following the seed.
 
+use cclab_engine::time::SimTime;
 use cclab_engine::Simulation;
 use serde_json::{json, Value};
 
@@ -84,6 +85,7 @@ fn each_transfer_on_an_idle_link_takes_the_slow_start_time() {
         "run": {"duration_ns": 10_000 * MS, "seed": 1, "sample_interval_ns": 0},
     });
     let sim = run(&cfg);
+    assert_eq!(sim.connection_records().start_s.len(), 0, "no records unless asked");
     let g = &groups(&sim)[0];
     // Arrivals at 0.5, 1.5, ..., 9.5 s: 10, all completed.
     assert_eq!(g["flows_created"], 10);
@@ -95,6 +97,17 @@ fn each_transfer_on_an_idle_link_takes_the_slow_start_time() {
     assert_eq!(g["completion_time_p99_s"].as_f64().unwrap(), 211_288_063.5 * 1e-9);
     assert_eq!(g["bytes"], 10 * 20 * PAYLOAD);
     assert_eq!(sim.flow_slots(), 2, "the bulk flow's slot and one reused slot");
+
+    // With records, each connection's own figures: exact times, no rounding to a histogram bucket.
+    let mut cfg = cfg;
+    cfg["traffic"][0]["records"] = json!(true);
+    let r = run(&cfg).connection_records();
+    assert_eq!(r.start_s, (0..10).map(|k| 0.5 + k as f64).collect::<Vec<_>>());
+    assert!(r.completion_time_s.iter().all(|&t| t == 0.210928), "{:?}", r.completion_time_s);
+    let ends: Vec<f64> = (0..10u64).map(|k| SimTime(500 * MS + k * 1000 * MS + 210_928_000).as_secs_f64()).collect();
+    assert_eq!(r.end_s, ends);
+    assert_eq!(r.bytes, vec![20 * PAYLOAD; 10]);
+    assert_eq!(r.retransmissions, vec![0; 10]);
 }
 
 #[test]
