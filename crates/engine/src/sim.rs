@@ -147,6 +147,8 @@ pub struct Simulation {
     connections: u64,
     /// Completed connections of sources that keep records.
     records: ConnectionRecords,
+    /// Packets of an earlier connection that reached an endpoint after their slot was reused.
+    stale_packets: u64,
     /// Scratch buffer for packets an endpoint emits.
     out: Vec<Packet>,
     /// Scratch buffer for packets a hand-off link passes on.
@@ -287,6 +289,7 @@ impl Simulation {
             groups,
             connections: 0,
             records: ConnectionRecords::default(),
+            stale_packets: 0,
             out: Vec::with_capacity(64),
             handed: Vec::with_capacity(64),
             snapshot: None,
@@ -416,6 +419,7 @@ impl Simulation {
             return;
         }
         if pkt.flow != flow.tag {
+            self.stale_packets += 1;
             return; // a late packet of an earlier connection in this slot
         }
         match pkt.dir {
@@ -863,6 +867,11 @@ impl Simulation {
     /// Flow slots in memory: the scenario's flows plus the most traffic connections alive at once.
     pub fn flow_slots(&self) -> usize {
         self.flows.len()
+    }
+
+    /// Packets of an earlier connection dropped at an endpoint because their slot had been reused.
+    pub fn stale_packets(&self) -> u64 {
+        self.stale_packets
     }
 
     /// Names of the groups, in the order of the summary's `groups` (`ConnectionRecords::group` indexes it).
