@@ -160,6 +160,7 @@ def test_queue_that_rounds_to_zero_packets(example_dict):
 
 @pytest.mark.parametrize("edit, start", [
     (lambda d: d.update(flows=[]), "scenario error: flows: there are no flows; use at least one [[flows]] or [[traffic]] table"),
+    # Without [[flows]] a scenario may still have [[traffic]]; with neither it has no flows.
     (lambda d: d.pop("flows"), "scenario error: flows: there are no flows; use at least one [[flows]] or [[traffic]] table"),
     (lambda d: d["run"].update(measure_from="2000s"), "scenario error: run.measure_from: 2000 s is not before"),
     (lambda d: d["run"].update(duration="0s"), "scenario error: run.duration: the run lasts no time"),

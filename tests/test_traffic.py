@@ -164,3 +164,20 @@ def test_pacing(example_dict):
 def test_pacing_needs_a_burst(example_dict):
     example_dict["flows"][0]["pacing"] = {"burst": 0}
     assert one_problem(example_dict).startswith("scenario error: flows.0.pacing.burst")
+
+
+def test_an_empirical_size_file(example_dict, tmp_path):
+    # Sizes as a CDF file beside the scenario: `value cdf` lines, '#' comments, bare numbers in bytes.
+    (tmp_path / "sizes.cdf").write_text("# bytes cdf\n1000 0.5\n5KB 0.9\n100000, 1\n")
+    scenario_file = tmp_path / "s.toml"
+    scenario_file.write_text(
+        '[network]\npacket_size = 1500\n[network.bottleneck]\nrate = "10Mbps"\ndelay = "10ms"\nqueue = { size = "50" }\n'
+        '[[traffic]]\ngroup = "files"\nload = 0.2\nsize = { empirical = "sizes.cdf" }\n[run]\nduration = "1s"\n')
+    (source,) = load_scenario(scenario_file).to_engine_config()["traffic"]
+    assert source["size_bytes"] == {"empirical": {"values": [1000.0, 5000.0, 100000.0], "cdf": [0.5, 0.9, 1.0]}}
+
+
+def test_an_empirical_file_that_does_not_end_at_1(example_dict, tmp_path):
+    (tmp_path / "bad.cdf").write_text("1000 0.5\n2000 0.8\n")
+    example_dict["traffic"] = [{"group": "files", "load": 0.2, "size": {"empirical": str(tmp_path / "bad.cdf")}}]
+    assert one_problem(example_dict).startswith("scenario error: traffic.0.size.empirical: the cdf runs from 0.5 to 0.8")

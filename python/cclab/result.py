@@ -27,11 +27,14 @@ class Result:
     # and the queue samples of every link with a queue, {column: array or list} (sim.link_series()).
     series: Mapping[str, Mapping[str, "np.ndarray"]]
     link_columns: Mapping[str, Any] = field(default_factory=dict)
+    # One entry per connection of the [[traffic]] sources with records = true, {column: array}.
+    connection_columns: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_engine(cls, config: dict, summary: dict, series: dict, link_series: dict | None = None) -> "Result":
+    def from_engine(cls, config: dict, summary: dict, series: dict, link_series: dict | None = None,
+                    connection_records: dict | None = None) -> "Result":
         return cls(config=config, summary=summary, bottleneck=dict(summary.get("bottleneck", {})), series=series,
-                   link_columns=link_series or {})
+                   link_columns=link_series or {}, connection_columns=connection_records or {})
 
     # cached_property stores into the instance __dict__ directly, which a frozen dataclass allows.
     @cached_property
@@ -49,6 +52,13 @@ class Result:
         import pandas as pd
 
         return pd.DataFrame(self.summary.get("groups", []))
+
+    @cached_property
+    def connections(self) -> pd.DataFrame:
+        """One row per connection of the traffic sources that keep records (`records = true`): group,
+        start_s, end_s, size_bytes, bytes, completion_time_s, retransmissions, timeouts; completed ones
+        first, then those alive at the end (end and completion NaN)."""
+        return _frame(self.connection_columns)
 
     @cached_property
     def timeseries(self) -> pd.DataFrame:
@@ -92,6 +102,8 @@ class Result:
         self.link_series.to_parquet(out / "link_series.parquet", index=False)
         if not self.groups.empty:
             self.groups.to_parquet(out / "groups.parquet", index=False)
+        if self.connection_columns:
+            self.connections.to_parquet(out / "connections.parquet", index=False)
         (out / "summary.json").write_text(self.summary_json() + "\n", encoding="utf-8")
         (out / "config.json").write_text(json.dumps(self.config, indent=2) + "\n", encoding="utf-8")
         return out

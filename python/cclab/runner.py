@@ -33,7 +33,11 @@ def run(source: "str | Path | Mapping | Scenario", overrides: Sequence[str] = ()
         if not series:
             return Result.from_engine(config, engine.read_summary(simulation), {})
         link_series = simulation.link_series() if hasattr(simulation, "link_series") else None
-        return Result.from_engine(config, engine.read_summary(simulation), simulation.timeseries(), link_series)
+        records = None
+        if any(source.get("records") for source in config.get("traffic", ())):
+            records = simulation.connection_records()
+        return Result.from_engine(config, engine.read_summary(simulation), simulation.timeseries(), link_series,
+                                  records)
     except RuntimeError as exc:
         raise SimulationError(f"the engine failed collecting results: {exc}") from None
 

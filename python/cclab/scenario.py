@@ -609,6 +609,7 @@ class TrafficSpec(_Table):
     rto_min: Duration = 200 * MS
     rwnd: Annotated[int, Field(ge=1)] = 1_000_000_000
     pacing: PacingSpec | None = None
+    records: bool = False                                # one row per connection in Result.connections
 
     @model_validator(mode="before")
     @classmethod
@@ -648,6 +649,8 @@ class TrafficSpec(_Table):
                 flow["direction"] = self.direction
         source = {"group": self.group, "flow": flow, "size_bytes": self.size.engine, "start_ns": self.start,
                   "stop_ns": self.stop}
+        if self.records:
+            source["records"] = True
         if self.load is not None:
             source["offered_load"] = self.load
         elif self.arrival_rate is not None:

@@ -92,6 +92,10 @@ pub struct TrafficConfig {
     /// No arrival from this time on (None: until the end of the run).
     #[serde(default)]
     pub stop_ns: Option<u64>,
+    /// Keep a record of every connection (`Simulation::connection_records`): memory then grows with the
+    /// connections made, so it is off by default.
+    #[serde(default)]
+    pub records: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

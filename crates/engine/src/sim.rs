@@ -19,7 +19,7 @@ use crate::net::queue::registry::{self as queues, QueueLimits};
 use crate::net::queue::LinkInfo;
 use crate::net::topology::{LinkPlan, Topology};
 use crate::rng::SimRng;
-use crate::stats::{jain_index, BottleneckSummary, FlowLife, FlowSeries, FlowSummary, GroupSummary, LinkSeries, LinkSummary, QueueSeries, Summary};
+use crate::stats::{jain_index, BottleneckSummary, ConnectionRecords, FlowLife, FlowSeries, FlowSummary, GroupSummary, LinkSeries, LinkSummary, QueueSeries, Summary};
 use crate::tcp::burst::BurstLimit;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, SenderConfig, SenderCounters};
@@ -86,6 +86,8 @@ struct Source {
     stop: SimTime,
     /// Slots of this source's ended connections, ready for the next ones (same routes).
     free: Vec<u32>,
+    /// Whether its connections are recorded one by one (`records`).
+    records: bool,
 }
 
 /// What a flow's record reports beyond the window's counters (`stats::FlowLife`).
@@ -143,6 +145,10 @@ pub struct Simulation {
     groups: Vec<GroupStats>,
     /// Connections the traffic sources have opened.
     connections: u64,
+    /// Completed connections of sources that keep records.
+    records: ConnectionRecords,
+    /// Packets of an earlier connection that reached an endpoint after their slot was reused.
+    stale_packets: u64,
     /// Scratch buffer for packets an endpoint emits.
     out: Vec<Packet>,
     /// Scratch buffer for packets a hand-off link passes on.
@@ -250,6 +256,7 @@ impl Simulation {
                 size_rng: SimRng::new(cfg.run.seed, STREAM_FIRST_SIZES + k as u64),
                 stop: SimTime(t.stop_ns.unwrap_or(cfg.run.duration_ns)),
                 free: Vec::new(),
+                records: t.records,
             });
         }
         let end = SimTime(cfg.run.duration_ns);
@@ -282,6 +289,8 @@ impl Simulation {
             sources,
             groups,
             connections: 0,
+            records: ConnectionRecords::default(),
+            stale_packets: 0,
             out: Vec::with_capacity(64),
             handed: Vec::with_capacity(64),
             snapshot: None,
@@ -411,6 +420,7 @@ impl Simulation {
             return;
         }
         if pkt.flow != flow.tag {
+            self.stale_packets += 1;
             return; // a late packet of an earlier connection in this slot
         }
         match pkt.dir {
@@ -504,7 +514,24 @@ impl Simulation {
             stats.retired_bytes += delivered_bytes(flow, payload);
             flow.retired = true;
             self.sources[k as usize].free.push(f);
+            if self.sources[k as usize].records {
+                push_record(&mut self.records, flow, g, payload);
+            }
         }
+    }
+
+    /// Records of the connections of sources with `records`: the completed ones, then those alive now.
+    pub fn connection_records(&self) -> ConnectionRecords {
+        let payload = self.cfg.payload_size();
+        let mut records = self.records.clone();
+        for flow in self.flows[self.static_flows..].iter().filter(|f| !f.retired) {
+            if let (Some(k), Some(g)) = (flow.source, flow.group) {
+                if self.sources[k as usize].records {
+                    push_record(&mut records, flow, g, payload);
+                }
+            }
+        }
+        records
     }
 
     /// A traffic source's connection arrives: a flow of a drawn size, in a free slot of the source's (or a
@@ -845,10 +872,36 @@ impl Simulation {
         self.flows.len()
     }
 
+    /// Packets of an earlier connection dropped at an endpoint because their slot had been reused.
+    pub fn stale_packets(&self) -> u64 {
+        self.stale_packets
+    }
+
+    /// Names of the groups, in the order of the summary's `groups` (`ConnectionRecords::group` indexes it).
+    pub fn group_names(&self) -> Vec<&str> {
+        self.groups.iter().map(|g| g.name.as_str()).collect()
+    }
+
     /// Traffic sources' connections alive now, counted by their slots (not by the groups' counters).
     pub fn connections_alive(&self) -> usize {
         self.flows[self.static_flows..].iter().filter(|f| !f.retired).count()
     }
+}
+
+fn push_record(records: &mut ConnectionRecords, flow: &Flow, group: u32, payload: u32) {
+    let secs = |t: Option<SimTime>| t.map_or(f64::NAN, |t| t.as_secs_f64());
+    let life = &flow.life;
+    records.group.push(group);
+    records.start_s.push(secs(life.started_at));
+    records.end_s.push(secs(life.completed_at));
+    records.size_bytes.push(life.size_bytes.unwrap_or(0));
+    records.bytes.push(delivered_bytes(flow, payload));
+    records.completion_time_s.push(match (life.started_at, life.completed_at) {
+        (Some(start), Some(end)) => end.since(start).as_secs_f64(),
+        _ => f64::NAN,
+    });
+    records.retransmissions.push(flow.sender.counters().retransmissions);
+    records.timeouts.push(flow.sender.counters().timeouts);
 }
 
 /// The sender with the flow's burst limit, if it has one.

@@ -144,6 +144,22 @@ pub fn jain_index(values: &[f64]) -> f64 {
     sum * sum / (values.len() as f64 * sum_sq)
 }
 
+/// One row per connection of the traffic sources that keep records (`records`), columnar: those
+/// completed, in order of completion, then those alive at the time of reading (end and completion NaN).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ConnectionRecords {
+    /// Index into the summary's `groups`.
+    pub group: Vec<u32>,
+    pub start_s: Vec<f64>,
+    pub end_s: Vec<f64>,
+    pub size_bytes: Vec<u64>,
+    /// Payload bytes delivered in order.
+    pub bytes: Vec<u64>,
+    pub completion_time_s: Vec<f64>,
+    pub retransmissions: Vec<u64>,
+    pub timeouts: Vec<u64>,
+}
+
 /// Sampled per-flow state, columnar. Algorithm-specific columns are padded with NaN where absent.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct FlowSeries {

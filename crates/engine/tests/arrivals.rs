@@ -1,6 +1,7 @@
 //! Traffic sources: connections arriving during the run, carrying the load they offer, finishing as the
 //! slow-start arithmetic says on an idle link, giving their slots back, and following the seed.
 
+use cclab_engine::time::SimTime;
 use cclab_engine::Simulation;
 use serde_json::{json, Value};
 
@@ -84,6 +85,7 @@ fn each_transfer_on_an_idle_link_takes_the_slow_start_time() {
         "run": {"duration_ns": 10_000 * MS, "seed": 1, "sample_interval_ns": 0},
     });
     let sim = run(&cfg);
+    assert_eq!(sim.connection_records().start_s.len(), 0, "no records unless asked");
     let g = &groups(&sim)[0];
     // Arrivals at 0.5, 1.5, ..., 9.5 s: 10, all completed.
     assert_eq!(g["flows_created"], 10);
@@ -95,6 +97,17 @@ fn each_transfer_on_an_idle_link_takes_the_slow_start_time() {
     assert_eq!(g["completion_time_p99_s"].as_f64().unwrap(), 211_288_063.5 * 1e-9);
     assert_eq!(g["bytes"], 10 * 20 * PAYLOAD);
     assert_eq!(sim.flow_slots(), 2, "the bulk flow's slot and one reused slot");
+
+    // With records, each connection's own figures: exact times, no rounding to a histogram bucket.
+    let mut cfg = cfg;
+    cfg["traffic"][0]["records"] = json!(true);
+    let r = run(&cfg).connection_records();
+    assert_eq!(r.start_s, (0..10).map(|k| 0.5 + k as f64).collect::<Vec<_>>());
+    assert!(r.completion_time_s.iter().all(|&t| t == 0.210928), "{:?}", r.completion_time_s);
+    let ends: Vec<f64> = (0..10u64).map(|k| SimTime(500 * MS + k * 1000 * MS + 210_928_000).as_secs_f64()).collect();
+    assert_eq!(r.end_s, ends);
+    assert_eq!(r.bytes, vec![20 * PAYLOAD; 10]);
+    assert_eq!(r.retransmissions, vec![0; 10]);
 }
 
 #[test]
@@ -103,4 +116,37 @@ fn a_source_needs_one_way_of_arriving() {
     cfg["traffic"][0]["inter_arrival_ns"] = json!({"exponential": 1e6});
     let e = Simulation::from_json(&cfg.to_string()).err().expect("refused");
     assert_eq!(e.field, "traffic.0.arrivals");
+}
+
+/// Transfers of 30 packets every 45 ms through a 4-packet queue on 10 Mbit/s (78 % offered), with
+/// NewReno recovery (no SACK): after a timeout the sender resends everything outstanding, segments the
+/// receiver already holds included, so copies and their ACKs are still on the way when the connection
+/// ends and its slot goes to the next arrival. Each such late packet must be recognised by its generation
+/// and dropped, never counted by the new connection: every transfer then delivers exactly its size, and
+/// the connections add up.
+#[test]
+fn late_packets_of_an_ended_connection_never_reach_the_next_one() {
+    let cfg = json!({
+        "packet_size": 1500,
+        "bottleneck": {"rate_bps": 10_000_000u64, "delay_ns": 25 * MS,
+                       "queue": {"discipline": "droptail", "limit_packets": 4}},
+        "flows": [],
+        "traffic": [{"group": "t", "inter_arrival_ns": {"fixed": 45 * MS}, "size_bytes": {"fixed": 30 * PAYLOAD},
+                     "records": true, "stop_ns": 20_000 * MS,
+                     "flow": {"cc": {"name": "newreno"}, "recovery": "newreno", "access_rate_bps": 100_000_000u64,
+                              "src_access_delay_ns": MS, "dst_access_delay_ns": MS}}],
+        "run": {"duration_ns": 60_000 * MS, "seed": 1, "sample_interval_ns": 0},
+    });
+    let sim = run(&cfg);
+    assert!(sim.stale_packets() > 0, "the scenario should leave late packets behind");
+    let r = sim.connection_records();
+    // Arrivals at 0, 45, ..., 19,980 ms: 445 of them, all done in the 40 s that follow.
+    assert_eq!(r.start_s.len(), 445);
+    for i in 0..r.start_s.len() {
+        assert!(r.completion_time_s[i] > 0.0, "connection {i} unfinished");
+        assert_eq!(r.bytes[i], 30 * PAYLOAD, "connection {i}");
+    }
+    let g = &groups(&sim)[0];
+    assert_eq!(g["flows_created"], 445);
+    assert_eq!(g["flows_completed"], 445);
 }

@@ -72,6 +72,23 @@ impl Simulation {
         Ok(out)
     }
 
+    /// One row per recorded connection of the traffic sources with `records` (completed, then alive):
+    /// {column: numpy array}, with `group` as the group's name.
+    fn connection_records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = self.inner.connection_records();
+        let names = self.inner.group_names();
+        let out = PyDict::new_bound(py);
+        out.set_item("group", r.group.iter().map(|&g| names[g as usize]).collect::<Vec<&str>>())?;
+        out.set_item("start_s", float64(py, &r.start_s))?;
+        out.set_item("end_s", float64(py, &r.end_s))?;
+        out.set_item("size_bytes", int64(py, r.size_bytes.iter().map(|&v| saturating_i64(v))))?;
+        out.set_item("bytes", int64(py, r.bytes.iter().map(|&v| saturating_i64(v))))?;
+        out.set_item("completion_time_s", float64(py, &r.completion_time_s))?;
+        out.set_item("retransmissions", int64(py, r.retransmissions.iter().map(|&v| saturating_i64(v))))?;
+        out.set_item("timeouts", int64(py, r.timeouts.iter().map(|&v| saturating_i64(v))))?;
+        Ok(out)
+    }
+
     /// Time series: {"flows": {column: numpy array}, "queue": {column: numpy array}}.
     ///
     /// Numbers cross as float64 arrays (one memcpy each) and integers as int64 arrays (one widening pass in
