@@ -63,7 +63,7 @@ def scenario(row: dict) -> dict:
     }
 
 
-def parking_lot(row: dict, access_ms: list[float]) -> dict:
+def parking_lot(row: dict, access_ms: list[float], overhead_ms: float = 0.0, seed: int | None = None) -> dict:
     """ns-2's parkinglot.tcl as links: bottlenecks L0-L2 between routers r0..r3 (each direction its own
     DropTail of `buffer_pkts`), the long flow 0 from r0 to r3, short flow i across L(i-1) alone; hosts'
     access lines 1 Gbit/s, unbounded, `access_ms[i]` one way on each side."""
@@ -74,20 +74,50 @@ def parking_lot(row: dict, access_ms: list[float]) -> dict:
     for i, route in enumerate(routes):
         for a, b in ((route[0], route[1]), (route[-2], route[-1])):
             links.append({"from": a, "to": b, "rate": f"{row['access_mbps']}Mbps", "delay": f"{access_ms[i]}ms"})
+    # ns-2's Agent/TCP overhead_: each sender's packets wait uniform [0, overhead) before they leave.
+    nodes = {f"s{i}": {"processing_jitter": f"{overhead_ms}ms"} for i in range(4)} if overhead_ms else {}
     return {
-        "network": {"packet_size": int(row["packet_bytes"]), "links": links, "bottleneck_link": "L0"},
+        "network": {"packet_size": int(row["packet_bytes"]), "links": links, "bottleneck_link": "L0",
+                    "nodes": nodes},
         "flows": [{"cc": CC[row["algorithm"]], "route": route, "recovery": "linux-2.6", "rwnd": 100_000}
                   for route in routes],
         "run": {"duration": f"{row['duration_s']}s", "measure_from": f"{row['measure_from_s']}s",
-                "seed": int(row["seed"]), "sample_interval": "0s"},
+                "seed": seed if seed is not None else int(row["seed"]), "sample_interval": "0s"},
     }
+
+
+def jittered_parking_lot_report() -> str:
+    """The reno parking lot with one packet time (0.12 ms) of send jitter, over ns-2's seeds and as many
+    cclab seeds: the long flow's and the short flows' goodput, mean and spread. Without jitter both
+    simulators lock into one phase, which decides who loses at each bottleneck."""
+    import statistics
+    import cclab
+    with NS2_PARKING_LINKS.open() as f:
+        rows = [r for r in csv.DictReader(f) if r["link"] == "L0" and r["algorithm"] == "reno"
+                and float(r["overhead_ms"]) > 0 and r["status"] == "ok"]
+    ns2 = [[float(g) / 1e6 for g in r["goodput_per_flow_bps"].split(";")] for r in rows]
+    first = rows[0]
+    access = [float(a) for a in first["access_ms"].split(";")]
+    ours = []
+    for seed in range(1, len(rows) + 1):
+        result = cclab.run(parking_lot(first, access, float(first["overhead_ms"]), seed))
+        ours.append([g / 1e6 for g in result.flows["goodput_bps"]])
+    def stat(runs, k):
+        values = [r[k] for r in runs] if k == 0 else [v for r in runs for v in r[1:]]
+        return f"{statistics.mean(values):.2f} ± {statistics.stdev(values):.2f}"
+    return "\n".join([
+        f"\n#### Parking lot, reno, {first['overhead_ms']} ms send jitter, {len(rows)} seeds each: mean ± sd, Mbit/s\n",
+        "| flows | ns-2.35 | cclab |", "|---|---|---|",
+        f"| long (3 bottlenecks) | {stat(ns2, 0)} | {stat(ours, 0)} |",
+        f"| short (1 bottleneck) | {stat(ns2, 1)} | {stat(ours, 1)} |"])
 
 
 def parking_lot_report(engine: str, run: bool) -> str:
     """Per-flow goodput and per-bottleneck figures, ns-2.35 beside cclab."""
     import cclab
     with NS2_PARKING_LINKS.open() as f:
-        link_rows = [r for r in csv.DictReader(f) if r["status"] == "ok" and float(r["overhead_ms"]) == 0]
+        link_rows = [r for r in csv.DictReader(f) if r["status"] == "ok" and float(r["overhead_ms"]) == 0
+                     and "-p" not in r["key"]]
     with NS2_PARKING.open() as f:
         flow_rows = list(csv.DictReader(f))
     out = ["\n#### Parking lot: ns-2.35 / cclab (difference)\n",
@@ -110,7 +140,7 @@ def parking_lot_report(engine: str, run: bool) -> str:
                              f"| {r['drops']} / {int(ours['drops'])} "
                              f"| {float(r['mean_queue_pkts']):.1f} / {ours['mean_queue_packets']:.1f} "
                              f"({diff(float(r['mean_queue_pkts']), float(ours['mean_queue_packets']))}) |")
-    return "\n".join(out + links_out)
+    return "\n".join(out + links_out) + "\n" + jittered_parking_lot_report()
 
 
 def run_cclab(row: dict) -> dict:
