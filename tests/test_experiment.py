@@ -237,8 +237,10 @@ def test_axes_make_every_combination_with_its_coordinates(tmp_path):
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda t: t.replace('where = { bw = 10 }', 'where = { rate = 10 }'), "figures.0.where: 'rate' is not defined; use one of bw, per"),
-    (lambda t: t.replace('where = { per = [1e-7, 1e-3] }', 'where = { per = 1e-4 }'), "quick.where.per: 0.0001 is not on the axis"),
+    (lambda t: t.replace('where = { bw = 10 }', 'where = { rate = 10 }'),
+     "figures.0.where: 'rate' is not defined; use one of bw, per"),
+    (lambda t: t.replace('where = { per = [1e-7, 1e-3] }', 'where = { per = 1e-4 }'),
+     "quick.where.per: 0.0001 is not on the axis"),
     (lambda t: t.replace('along = "per"', 'along = "delay"'), "claims.0.along: 'delay' is not defined"),
     (lambda t: t.replace('trend = "decreasing"', 'at_least = 1'), "claims.0.along: only a trend runs along an axis"),
     (lambda t: t.replace('x = "per"', 'x = "nope"'), "figures.0.x: 'nope' is not defined"),
@@ -271,8 +273,10 @@ def test_claims_pick_cells_by_coordinates(tmp_path):
     plan = plan_experiment(load_experiment(write(tmp_path, GRID)))
     means = {("goodput", 0, c): v for c, v in enumerate([9.0, 5.0, 1.0, 19.0, 12.0, 2.0])}
     # At bw = 20 every value is at least 2; at bw = 10 one is 1.
-    assert check_claim(ClaimSpec(text="t", metric="goodput", where={"bw": 20}, at_least=2), plan, means).status == "holds"
-    assert check_claim(ClaimSpec(text="t", metric="goodput", where={"per": 1e-3}, at_least=2), plan, means).status == "fails"
+    at_bw20 = ClaimSpec(text="t", metric="goodput", where={"bw": 20}, at_least=2)
+    at_per3 = ClaimSpec(text="t", metric="goodput", where={"per": 1e-3}, at_least=2)
+    assert check_claim(at_bw20, plan, means).status == "holds"
+    assert check_claim(at_per3, plan, means).status == "fails"
 
 
 # --- metrics of seed 001: queue, algorithm state, ratios, flows of one algorithm ------------------------
@@ -294,10 +298,11 @@ def test_state_and_queue_metrics_average_the_window_samples():
     # Queue samples at 2.0, 2.5, 3.0 s: (30 + 40 + 50) / 3 = 40 packets.
     assert measure("queue", "sum", window, CONFIG, MIXED, series, queue=queue) == 40
     # baseRTT at 2 and 3 s: flow 0 0.220, flow 1 (0.250 + 0.226) / 2 = 0.238; spread 0.018, max 0.238.
-    assert measure("state", "spread", window, CONFIG, MIXED, series, column="cc_base_rtt_s") == pytest.approx(0.018)
-    assert measure("state", "max", window, CONFIG, MIXED, series, column="cc_base_rtt_s") == pytest.approx(0.238)
+    base_rtt = {"column": "cc_base_rtt_s"}
+    assert measure("state", "spread", window, CONFIG, MIXED, series, **base_rtt) == pytest.approx(0.018)
+    assert measure("state", "max", window, CONFIG, MIXED, series, **base_rtt) == pytest.approx(0.238)
     # Over 1-3 s flow 1's NaN (no RTT sample yet at 1 s) is left out of its mean: still 0.238.
-    assert measure("state", 1, (10**9, 3 * 10**9), CONFIG, MIXED, series, column="cc_base_rtt_s") == pytest.approx(0.238)
+    assert measure("state", 1, (10**9, 3 * 10**9), CONFIG, MIXED, series, **base_rtt) == pytest.approx(0.238)
     with pytest.raises(MeasureError, match="no column 'cc_dwnd'"):
         measure("state", 0, window, CONFIG, MIXED, series, column="cc_dwnd")
     with pytest.raises(MeasureError, match="no sample between 4 s and 5 s"):

@@ -149,7 +149,8 @@ def test_seed001_quick_reproduction_holds_its_quick_findings(tmp_path):
     short 1 Gbit/s and 200 Mbit/s ones). The findings marked `quick = true` follow from how big the queue is
     against CTCP's gamma = 30 packets, and hold in short runs; the rest are checked on the full runs
     (docs/reproductions/seed001.md)."""
-    experiments = [load_experiment(path) for name, path in list_experiments().items() if name.startswith("seed001-")]
+    experiments = [load_experiment(path) for name, path in list_experiments().items()
+                   if name.startswith("seed001-")]
     assert [e.id for e in experiments] == [
         "seed001-figure1", "seed001-figure3", "seed001-figure4a", "seed001-figure4b", "seed001-figure5",
         "seed001-figure6", "seed001-figure7", "seed001-figure8-9", "seed001-figure10", "seed001-figure11",

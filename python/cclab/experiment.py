@@ -149,7 +149,7 @@ class ClaimSpec(_Spec):
     below_row: Optional[Union[str, list[str]]] = None
     above_metric: Optional[str] = None        # value > the same run's value of that metric
     trend: Optional[Literal["increasing", "decreasing"]] = None   # from the first listed cell to the last
-    along: Optional[str] = None               # trend: along this coordinate, in every combination of the others
+    along: Optional[str] = None               # trend along this coordinate, in every combination of the others
     quick: bool = False                       # holds in quick mode too (then the test suite checks it)
 
     @model_validator(mode="after")
@@ -269,7 +269,8 @@ def _close_to_any(value: Optional[float], wanted: Union[float, list[float]]) -> 
     # Coordinates are written by hand in two places (the axis and the claim): 1e-7 must match 1e-07.
     if value is None:
         return False
-    return any(abs(value - w) <= 1e-9 * max(abs(w), abs(value)) for w in (wanted if isinstance(wanted, list) else [wanted]))
+    values = wanted if isinstance(wanted, list) else [wanted]
+    return any(abs(value - w) <= 1e-9 * max(abs(w), abs(value)) for w in values)
 
 
 def _grid_cells(axes: list[AxisSpec]) -> list[CellSpec]:
@@ -357,7 +358,8 @@ def load_experiment(path: str | Path) -> Experiment:
         selects(f"figures.{i}", figure.cells, figure.where)
         known(f"figures.{i}.x", [figure.x] if figure.x else [], labels)
         known(f"figures.{i}.panels", [figure.panels] if figure.panels else [], labels)
-        if figure.kind == "lines" and (figure.metric is None or (figure.x is None and any(c.x is None for c in spec.cells))):
+        no_x = figure.x is None and any(c.x is None for c in spec.cells)
+        if figure.kind == "lines" and (figure.metric is None or no_x):
             raise _problem(path, f"figures.{i}", "a lines figure needs a metric and an x for every cell "
                                                  "(or a coordinate of the cells as its x)")
         if figure.kind == "bars" and not figure.metrics:

@@ -69,7 +69,7 @@ LINE_STYLES = ("-", "--", ":", "-.")
 
 def lines_figure(path: Path, title: str, xlabel: str, ylabel: str,
                  panels: list[tuple[str, list[tuple[str, str, list[float], list[float], list[float], int]]]],
-                 log_x: bool = False) -> Path:
+                 log_x: bool = False, log_y: bool = False) -> Path:
     """Lines against x, a panel per entry (seed 000, Figures 9-12; seed 001, Figure 3 has a panel per
     buffer size). A line is (label, algorithm, x, mean, std, variant): colour and marker from the
     algorithm, the line style from `variant` (which of several lines of one algorithm it is); error bars
@@ -84,6 +84,8 @@ def lines_figure(path: Path, title: str, xlabel: str, ylabel: str,
                         mec="black" if algorithm == "westwood" else s["color"], mew=0.5)
         if log_x:
             ax.set_xscale("log")
+        if log_y:
+            ax.set_yscale("log")
         ax.set_xlabel(xlabel)
         if name:
             ax.set_title(name, fontsize=10)

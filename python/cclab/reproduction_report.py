@@ -176,7 +176,10 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
             # A coordinate over three decades or more (a packet error rate) goes on a log scale.
             values = experiment.coordinates.get(xlabel, [])
             log_x = bool(values) and min(values) > 0 and max(values) / min(values) >= 1000
-            lines_figure(out_dir / name, title, xlabel, metric.title, panels, log_x=log_x)
+            # So do values over two decades or more (seed 001's throughput ratios, 1 to 500).
+            means = [m for _, lines_ in panels for line in lines_ for m in line[3] if m == m]
+            log_y = bool(means) and min(means) > 0 and max(means) / min(means) >= 100
+            lines_figure(out_dir / name, title, xlabel, metric.title, panels, log_x=log_x, log_y=log_y)
             lines += [f"![{title}]({name})", ""]
         elif figure.kind == "bars":
             metrics = [experiment.metric(m) for m in figure.metrics]
@@ -245,6 +248,8 @@ def _line_panels(outcome: ExperimentOutcome, figure, rows: list[int], cells: lis
                               [s.mean for _, s in points], [s.std for _, s in points], 0))
         return (names[0] if names else "x"), [("", lines)]
     x_axis = figure.x or names[0]
+    # Only cells placed on every coordinate drawn ([[cells]] may give some coordinates and not others).
+    cells = [c for c in cells if all(a in spec.cells[c].coords for a in names)]
     others = [a for a in names if a not in (x_axis, figure.panels)
               and len({spec.cells[c].coords[a] for c in cells}) > 1]
     panel_values = sorted({spec.cells[c].coords[figure.panels] for c in cells}) if figure.panels else [None]
