@@ -24,15 +24,19 @@ divided by the other simulator's. Sections (`--only`, comma-separated; default a
 Rounds: each scenario runs `--repeat` times, the simulators interleaved within a round (ns-2, cclab,
 ns-3, ns-2, cclab, ...), so that load from other work hits both alike; the speed-up is the median of the
 per-round ratios, with the range. On a shared machine, ratios measured this way are steadier than either
-wall time. A run longer than `--cap` seconds is stopped and reported as "> cap s".
+wall time. A run longer than `--cap` seconds (`--ns3-cap` for ns-3) is stopped and shown as "> cap (to T s)":
+ns-2 and ns-3 print their packets sent every simulated second, so a stopped run is still measured, per
+packet, over the part it simulated (its speed-up is marked "~": a different stretch of the run).
+Beside the wall-time speed-up, "(CPU)" divides packets per CPU second (GNU time's %U + %S): both
+simulators are single-threaded, so on a loaded machine that ratio is the steadier of the two.
 
 cclab is the engine binary (`target/release/cclab-sim`, built here if missing) on the engine config that
 the Python front makes from the scenario, with the front's default time series (every 100 ms); ns-2 is
 `benchmarks/ns2/dumbbell.tcl` (Debian `ns2`), no tracing; ns-3 is `benchmarks/ns3/dumbbell.cc`, compiled
-here against Debian's `libns3-dev` (apt-get install ns3 libns3-dev). Debian's ns-3 has logging compiled
-in (not ns-3's optimized profile) and is far slower per packet, so it simulates `--ns3-fraction` of each
-run (default 0.1) and is compared per packet. Peak RSS is each simulator's maximum resident set (GNU
-time's %M). Not part of the test run.
+here against Debian's `libns3-dev` (apt-get install ns3 libns3-dev); Debian's ns-3 has logging compiled
+in (not ns-3's optimized profile). ns-2 and ns-3 get a window limit above twice the path's BDP plus
+buffer, so that the window never limits. Peak RSS is each simulator's maximum resident set (GNU time's
+%M). Not part of the test run.
 """
 
 from __future__ import annotations
@@ -114,39 +118,82 @@ class Run:
     rss_mb: float | None = None
     capped: bool = False
     failed: str | None = None
+    cpu_s: float | None = None   # user + system CPU seconds (not known for a stopped run)
     goodput_bps: float | None = None
+    # A stopped run: the simulated time its last progress line reached, and the wall time of that line.
+    reached_s: float | None = None
+    reached_wall_s: float | None = None
 
     @property
     def pps(self) -> float | None:
-        if self.capped or self.failed or not self.packets:
+        """Data packets per wall second: of the whole run, or of the part a stopped run simulated."""
+        if self.failed or not self.packets:
             return None
+        if self.capped:
+            return self.packets / self.reached_wall_s if self.reached_wall_s else None
         return self.packets / self.wall_s
+
+    @property
+    def cpu_pps(self) -> float | None:
+        """Data packets per CPU second: steadier than per wall second on a loaded machine."""
+        if self.failed or self.capped or not self.packets or not self.cpu_s:
+            return None
+        return self.packets / self.cpu_s
+
+
+def stop(pid: int, peak_kb: list[int]) -> None:
+    """Stops a run at its cap: notes the simulator's peak RSS so far (VmHWM of the child of
+    /usr/bin/time, which dies with it and cannot report), then kills the session."""
+    try:
+        for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+            for line in Path(f"/proc/{child}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak_kb.append(int(line.split()[1]))
+    except OSError:
+        pass
+    os.killpg(pid, signal.SIGKILL)
 
 
 def measure(cmd: list[str], cap: float, cwd: Path = REPO) -> tuple[Run, str]:
-    """Runs cmd with its output in files, stops it after cap seconds; its peak RSS from GNU time (%M).
+    """Runs cmd, stops it after cap seconds; its peak RSS from GNU time (%M).
 
     The child's own ru_maxrss would count the Python process it was forked from, so the command runs
-    under /usr/bin/time, in a session of its own that the cap kills whole."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
-            tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
+    under /usr/bin/time, in a session of its own that the cap kills whole. Standard output is read as it
+    comes, so that the last "progress" line of a stopped run is known with its wall time."""
+    lines: list[tuple[float, str]] = []
+    with tempfile.TemporaryFile("w+") as err, tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
         started = time.perf_counter()
-        proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss.name] + cmd, stdout=out, stderr=err,
-                                cwd=cwd, start_new_session=True)
-        timer = threading.Timer(cap, os.killpg, (proc.pid, signal.SIGKILL))
+        proc = subprocess.Popen(["/usr/bin/time", "-f", "%M %U %S", "-o", rss.name] + cmd, stdout=subprocess.PIPE,
+                                stderr=err, cwd=cwd, start_new_session=True, text=True)
+        reader = threading.Thread(target=lambda: lines.extend((time.perf_counter() - started, line)
+                                                              for line in proc.stdout))
+        reader.start()
+        peak_kb: list[int] = []
+        timer = threading.Timer(cap, stop, (proc.pid, peak_kb))
         timer.start()
         proc.wait()
         wall = time.perf_counter() - started
         capped = not timer.is_alive()
         timer.cancel()
-        out.seek(0)
+        reader.join()
         err.seek(0)
-        stdout, stderr = out.read(), err.read()
+        stderr = err.read()
         rss_text = rss.read().strip().splitlines()
+    stdout = "".join(line for _, line in lines)
     run = Run(wall_s=wall, capped=capped)
-    if rss_text and rss_text[-1].isdigit():
-        run.rss_mb = int(rss_text[-1]) / 1024
-    if not capped and proc.returncode != 0:
+    fields = rss_text[-1].split() if rss_text else []
+    if len(fields) == 3 and fields[0].isdigit():
+        run.rss_mb = int(fields[0]) / 1024
+        run.cpu_s = float(fields[1]) + float(fields[2])
+    elif peak_kb:
+        run.rss_mb = peak_kb[0] / 1024
+    if capped:
+        progress = [(at, dict(f.partition("=")[::2] for f in line.split()[1:])) for at, line in lines
+                    if line.startswith("progress ")]
+        if progress:
+            at, last = progress[-1]
+            run.packets, run.reached_s, run.reached_wall_s = int(last["packets_sent_total"]), float(last["t"]), at
+    elif proc.returncode != 0:
         tail = " | ".join((stderr or stdout).strip().splitlines()[-3:])
         run.failed = f"exit {proc.returncode}: {tail}"
     return run, stdout
@@ -197,10 +244,17 @@ def flow_lines(stdout: str) -> list[dict]:
     return rows
 
 
+def window_limit(s: Dumbbell) -> int:
+    """A window limit that never binds: above twice the path's BDP plus buffer (a slow-start overshoot
+    reaches about twice what the path holds), and at least ns-2's usual 100 000."""
+    return max(100_000, math.ceil(2 * (s.bdp_packets + s.buffer)) + 1000)
+
+
 def run_ns2(s: Dumbbell, cap: float) -> Run:
     cmd = ["ns", str(NS2_SCRIPT), f"cc={s.ns2_cc}", f"rate_mbps={s.rate_bps / 1e6:g}", f"delay_ms={s.delay_ms:g}",
            f"buffer={s.buffer}", f"access_ms={ACCESS_MS}", f"access_mbps={ACCESS_FACTOR * s.rate_bps / 1e6:g}",
-           f"flows={s.flows}", f"duration={s.duration_s:g}", "measure_from=0", "seed=1", f"payload={PAYLOAD_BYTES}"]
+           f"flows={s.flows}", f"duration={s.duration_s:g}", "measure_from=0", "seed=1", f"payload={PAYLOAD_BYTES}",
+           f"window={window_limit(s)}", "progress=1"]
     run, stdout = measure(cmd, cap, cwd=HERE)
     if run.capped or run.failed:
         return run
@@ -223,10 +277,10 @@ def ns3_available() -> bool:
     return subprocess.run(cmd, capture_output=True).returncode == 0
 
 
-def run_ns3(s: Dumbbell, cap: float, fraction: float) -> Run:
+def run_ns3(s: Dumbbell, cap: float) -> Run:
     cmd = [str(NS3_BINARY), f"--cc={s.ns3_cc}", f"--rateMbps={s.rate_bps / 1e6:g}", f"--delayMs={s.delay_ms:g}",
            f"--buffer={s.buffer}", f"--accessMs={ACCESS_MS}", f"--flows={s.flows}",
-           f"--duration={s.duration_s * fraction:g}", f"--payload={PAYLOAD_BYTES}"]
+           f"--duration={s.duration_s:g}", f"--payload={PAYLOAD_BYTES}", "--progress=1"]
     run, stdout = measure(cmd, cap)
     if run.capped or run.failed:
         return run
@@ -285,7 +339,9 @@ def fmt_wall(r: Run | None, cap: float) -> str:
         return "—"
     if r.failed:
         return "failed"
-    return f"> {cap:g}" if r.capped else f"{r.wall_s:.2f}"
+    if r.capped:
+        return f"> {cap:g}" + ("" if r.reached_s is None else f" (to {r.reached_s:g} s)")
+    return f"{r.wall_s:.2f}"
 
 
 def fmt_pps(r: Run | None) -> str:
@@ -296,12 +352,14 @@ def fmt_rss(r: Run | None) -> str:
     return "—" if r is None or r.rss_mb is None else f"{r.rss_mb:.0f}"
 
 
-def ratio_text(ratios: list[float]) -> str:
+def ratio_text(ratios: list[float], partial: bool = False) -> str:
+    """Median (range) of the per-round speed-ups; "~" when the other simulator was stopped at the cap."""
     if not ratios:
         return "—"
+    mark = "~" if partial else ""
     if len(ratios) == 1:
-        return f"{ratios[0]:.1f}"
-    return f"{statistics.median(ratios):.1f} ({min(ratios):.1f}-{max(ratios):.1f})"
+        return f"{mark}{ratios[0]:.1f}"
+    return f"{mark}{statistics.median(ratios):.1f} ({min(ratios):.1f}-{max(ratios):.1f})"
 
 
 def median_run(runs: list[Run]) -> Run | None:
@@ -315,34 +373,34 @@ def median_run(runs: list[Run]) -> Run | None:
 def bench(scenarios: list[Dumbbell], o, section: str, rounds: int) -> list[dict]:
     print(f"\n## {section}\n", flush=True)
     header = ("| scenario | BDP pkts | buffer | ns-2 wall s | ns-2 M pkt/s | ns-2 MB | cclab wall s | cclab pkts "
-              "| cclab M pkt/s | ns/pkt | cclab MB | **cclab / ns-2** | ns-3 M pkt/s | ns-3 MB | cclab / ns-3 |")
+              "| cclab M pkt/s | ns/pkt | cclab MB | **cclab / ns-2** | cclab / ns-2 (CPU) | ns-3 wall s | ns-3 M pkt/s | ns-3 MB | cclab / ns-3 |")
     print(header)
     print("|---" * (header.count("|") - 1) + "|", flush=True)
     rows = []
     for s in scenarios:
-        ns2_runs, cclab_runs, ns3_runs, ns2_ratios, ns3_ratios = [], [], [], [], []
+        ns2_runs, cclab_runs, ns3_runs, ns2_ratios, ns3_ratios, cpu_ratios = [], [], [], [], [], []
         for _ in range(rounds):
             ns2 = run_ns2(s, o.cap) if o.ns2 and s.ns2_cc else None
             cc = run_cclab(s, o.cap)
-            ns3 = run_ns3(s, o.cap, o.ns3_fraction) if o.ns3 and s.ns3_cc else None
+            ns3 = run_ns3(s, o.ns3_cap) if o.ns3 and s.ns3_cc else None
             for runs, r in ((ns2_runs, ns2), (cclab_runs, cc), (ns3_runs, ns3)):
                 if r is not None:
                     runs.append(r)
             if cc.pps and ns2 is not None and ns2.pps:
                 ns2_ratios.append(cc.pps / ns2.pps)
+            if cc.cpu_pps and ns2 is not None and ns2.cpu_pps:
+                cpu_ratios.append(cc.cpu_pps / ns2.cpu_pps)
             if cc.pps and ns3 is not None and ns3.pps:
                 ns3_ratios.append(cc.pps / ns3.pps)
         ns2, cc, ns3 = median_run(ns2_runs), median_run(cclab_runs), median_run(ns3_runs)
-        ns2_ratio = ratio_text(ns2_ratios)
-        if ns2 is not None and ns2.capped and cc.pps:
-            # ns-2 did not finish within the cap: taking it to send about as many packets as cclab, its rate
-            # was below cclab's packets / cap, so the speed-up is above cap / cclab's wall time
-            ns2_ratio = f"> {o.cap / cc.wall_s:.1f}"
+        ns2_ratio = ratio_text(ns2_ratios, any(r.capped for r in ns2_runs))
         ns_per_packet = None if cc.pps is None else 1e9 / cc.pps
         print(f"| {s.label} | {s.bdp_packets:,.0f} | {s.buffer:,} | {fmt_wall(ns2, o.cap)} | {fmt_pps(ns2)} | "
               f"{fmt_rss(ns2)} | {fmt_wall(cc, o.cap)} | {cc.packets or 0:,} | {fmt_pps(cc)} | "
               f"{'—' if ns_per_packet is None else f'{ns_per_packet:.0f}'} | {fmt_rss(cc)} | **{ns2_ratio}** | "
-              f"{fmt_pps(ns3)} | {fmt_rss(ns3)} | {ratio_text(ns3_ratios)} |", flush=True)
+              f"{ratio_text(cpu_ratios)} | "
+              f"{fmt_wall(ns3, o.ns3_cap)} | {fmt_pps(ns3)} | {fmt_rss(ns3)} | "
+              f"{ratio_text(ns3_ratios, any(r.capped for r in ns3_runs))} |", flush=True)
         for r, who in ((ns2, "ns-2"), (cc, "cclab"), (ns3, "ns-3")):
             if r is not None and r.failed:
                 print(f"    {who} failed: {r.failed}", file=sys.stderr)
@@ -350,7 +408,7 @@ def bench(scenarios: list[Dumbbell], o, section: str, rounds: int) -> list[dict]
                      "buffer": s.buffer, "ns2": [dataclasses.asdict(r) for r in ns2_runs],
                      "cclab": [dataclasses.asdict(r) for r in cclab_runs],
                      "ns3": [dataclasses.asdict(r) for r in ns3_runs],
-                     "cclab_over_ns2": ns2_ratios, "cclab_over_ns3": ns3_ratios,
+                     "cclab_over_ns2": ns2_ratios, "cclab_over_ns2_cpu": cpu_ratios, "cclab_over_ns3": ns3_ratios,
                      "cclab_ns_per_packet": ns_per_packet})
     return rows
 
@@ -362,7 +420,7 @@ def memory(o) -> list[dict]:
     print("|---|---|---:|---:|---:|---:|---:|", flush=True)
     cases = [(Dumbbell("example, 0.1 BDP", 200_000_000, 50, 0.1, o.scale(200)), ("0s", "100ms")),
              (Dumbbell("1g x 300 ms, 1 BDP", 1_000_000_000, 300, 1.0, o.scale(30)), ("0s",)),
-             (Dumbbell("1000 flows, 1 Gbit/s", 1_000_000_000, 50, 0.1, o.scale(10), flows=1000), ("0s",))]
+             (Dumbbell("1000 flows, 1 Gbit/s", 1_000_000_000, 50, 0.1, o.scale(30), flows=1000), ("0s",))]
     rows = []
     for s, intervals in cases:
         for interval in intervals:
@@ -384,7 +442,8 @@ def plot(rows: list[dict], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     def cost(runs: list[dict]) -> float | None:
-        costs = [r["wall_s"] * 1e9 / r["packets"] for r in runs if r["packets"] and not r["capped"] and not r["failed"]]
+        costs = [(r["reached_wall_s"] if r["capped"] else r["wall_s"]) * 1e9 / r["packets"] for r in runs
+                 if r["packets"] and not r["failed"] and (r["reached_wall_s"] or not r["capped"])]
         return statistics.median(costs) if costs else None
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -430,7 +489,7 @@ def main() -> int:
     p.add_argument("--cap", type=float, default=60.0, help="wall seconds after which a run is stopped (60)")
     p.add_argument("--quick", action="store_true", help="a tenth of the simulated time, one round: a smoke test")
     p.add_argument("--duration-factor", type=float, default=1.0, help="scale every simulated duration")
-    p.add_argument("--ns3-fraction", type=float, default=0.1, help="fraction of each run that ns-3 simulates")
+    p.add_argument("--ns3-cap", type=float, default=30.0, help="wall seconds after which ns-3 is stopped (30)")
     p.add_argument("--engine", type=Path, default=ENGINE,
                    help="the cclab engine binary (default target/release/cclab-sim, built first)")
     p.add_argument("--no-ns2", action="store_true")
@@ -455,11 +514,13 @@ def main() -> int:
     engine = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
     load = os.getloadavg()
     print(f"# cclab speed suite, {time.strftime('%Y-%m-%d %H:%M %Z')}, {platform.node()}, {os.cpu_count()} cpus, "
-          f"load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, cclab {engine.stdout.strip()}")
+          f"load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, cclab "
+          f"{engine.stdout.strip() if o.engine == ENGINE else o.engine}")
     print(f"# ns-2: {'ns ' + NS2_SCRIPT.name if o.ns2 else 'not run (no `ns`: apt-get install ns2)'}; "
-          f"ns-3: {'benchmarks/ns3/dumbbell.cc, ' + format(o.ns3_fraction, 'g') + ' of each run' if o.ns3 else 'not run (apt-get install ns3 libns3-dev)'}; "
-          f"cap {o.cap:g} s; durations x{factor:g}")
-    print("# speed-up = cclab's data packets per wall second / the other's: the median over rounds (range)")
+          f"ns-3: {'benchmarks/ns3/dumbbell.cc' if o.ns3 else 'not run (apt-get install ns3 libns3-dev)'}; "
+          f"cap {o.cap:g} s, ns-3 {o.ns3_cap:g} s; durations x{factor:g}")
+    print("# speed-up = cclab's data packets per wall second / the other's: the median over rounds (range); "
+          "(CPU): per CPU second")
     results = []
     for section in sections:
         if section == "memory":

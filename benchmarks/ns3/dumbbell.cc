@@ -5,7 +5,8 @@
 // Built by benchmarks/suite.py with Debian's ns-3 (apt-get install ns3 libns3-dev):
 //     g++ -O2 -o target/ns3-dumbbell benchmarks/ns3/dumbbell.cc $(pkg-config --cflags --libs ns3-core \
 //         ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control)
-//     target/ns3-dumbbell --cc=TcpNewReno --rateMbps=200 --delayMs=50 --buffer=167 --flows=1 --duration=200
+//     target/ns3-dumbbell --cc=TcpNewReno --rateMbps=200 --delayMs=50 --buffer=167 --flows=1 --duration=200 \
+//         [--progress=1]
 // Prints one line per flow, key=value, like dumbbell.tcl:
 //     flow=0 cc=TcpNewReno goodput_bps=... packets_sent_total=...
 //
@@ -39,6 +40,23 @@ CountSent(uint32_t flow, Ptr<const Packet>)
     g_sent[flow]++;
 }
 
+// Every `interval` of simulated time: the data packets sent so far, flushed, so that a run stopped at a
+// wall-time cap still tells how far it got (benchmarks/suite.py reads it).
+static void
+Progress(Time interval)
+{
+    uint64_t sent = 0;
+    for (uint64_t n : g_sent)
+    {
+        sent += n;
+    }
+    std::printf("progress t=%g packets_sent_total=%llu\n",
+                Simulator::Now().GetSeconds(),
+                static_cast<unsigned long long>(sent));
+    std::fflush(stdout);
+    Simulator::Schedule(interval, &Progress, interval);
+}
+
 int
 main(int argc, char* argv[])
 {
@@ -50,6 +68,7 @@ main(int argc, char* argv[])
     uint32_t flows = 1;
     uint32_t payload = 1460;
     double duration = 200;
+    double progress = 0;
     CommandLine cmd;
     cmd.AddValue("cc", "ns-3 TCP congestion control type (TcpNewReno, TcpCubic, TcpBbr, ...)", cc);
     cmd.AddValue("rateMbps", "bottleneck rate, Mbit/s", rateMbps);
@@ -59,6 +78,7 @@ main(int argc, char* argv[])
     cmd.AddValue("flows", "number of bulk TCP flows, all starting at t = 0", flows);
     cmd.AddValue("payload", "TCP segment payload, bytes", payload);
     cmd.AddValue("duration", "simulated seconds", duration);
+    cmd.AddValue("progress", "print the packets sent every this many simulated seconds (0: never)", progress);
     cmd.Parse(argc, argv);
 
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
@@ -130,6 +150,10 @@ main(int argc, char* argv[])
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
+    if (progress > 0)
+    {
+        Simulator::Schedule(Seconds(progress), &Progress, Seconds(progress));
+    }
     Simulator::Stop(Seconds(duration));
     Simulator::Run();
     for (uint32_t i = 0; i < flows; i++)
