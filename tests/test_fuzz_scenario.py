@@ -246,6 +246,7 @@ def test_regression_a_huge_bdp_multiple_is_refused_at_once():
 
 @pytest.mark.parametrize("override, field", [
     ("flows.0.initial_cwnd=4294967296", "flows.0.initial_cwnd"),
+    ("flows.0.initial_cwnd=1000001", "flows.0.initial_cwnd"),
     ("network.packet_size=4294967296", "network.packet_size"),
     ("network.ack_size=65536", "network.ack_size"),
     ("flows.0.rwnd=18446744073709551616", "flows.0.rwnd"),

@@ -27,12 +27,14 @@ from .link_models import (Arq, DelaySchedule, RateSchedule, TraceRate, parse_arq
 from .units import QueueSize, parse_duration, parse_queue_size, parse_rate
 
 MS = 10**6  # nanoseconds in a millisecond, for defaults
-U32_MAX = 2**32 - 1  # the engine's window and size fields are u32, its counts u64
 U64_MAX = 2**64 - 1
 # The engine's event ids have 21 bits and a dumbbell flow has 4 links (config.rs): at most this many flows.
 # Checked here so that `count = 1e12` is an error, not a list of a trillion flows (tests/test_fuzz_scenario.py).
 MAX_FLOWS = ((1 << 21) - 1 - 2) // 4
 MAX_PACKET_SIZE = 65_535  # bytes: an IP packet (the engine's limit)
+# The initial window leaves at once into the first hop; the engine refuses more (config.rs MAX_INITIAL_CWND),
+# as a window of 5e7 packets took 4.8 GB there (tests/config_fuzz.rs).
+MAX_INITIAL_CWND = 1_000_000
 
 Rate = Annotated[int, BeforeValidator(parse_rate)]          # bit/s
 Duration = Annotated[int, BeforeValidator(parse_duration)]  # ns
@@ -458,7 +460,7 @@ class FlowSpec(_Table):
     # (a hole is lost once the highest SACK lies 4 or more above it).
     recovery: Literal["sack", "newreno", "linux-2.6"] = "sack"
     delayed_ack: bool = False
-    initial_cwnd: Annotated[int, Field(ge=1, le=U32_MAX)] = 2   # packets
+    initial_cwnd: Annotated[int, Field(ge=1, le=MAX_INITIAL_CWND)] = 2   # packets
     rto_min: Duration = 200 * MS
     rwnd: Annotated[int, Field(ge=1, le=U64_MAX)] = 1_000_000_000  # packets; large enough never to limit
     overhead: Duration = 0                               # dumbbell: each packet waits uniform [0, overhead] at the sender (ns-2 overhead_)

@@ -126,9 +126,10 @@ impl Simulation {
             let jitter = match f.start_jitter_ns {
                 0 => 0,
                 // Modulo bias is below 2^-30 for any jitter under a second: irrelevant, and exact everywhere.
-                j => SimRng::new(cfg.run.seed, STREAM_FIRST_START + i as u64).next_u64() % (j + 1),
+                j => SimRng::new(cfg.run.seed, STREAM_FIRST_START + i as u64).up_to(j),
             };
-            events.schedule(SimTime(f.start_ns + jitter), Event::FlowStart(i as u32));
+            // Saturating: a start + jitter past u64::MAX ns is a start never reached (tests/config_fuzz.rs).
+            events.schedule(SimTime(f.start_ns) + SimDuration(jitter), Event::FlowStart(i as u32));
         }
         let end = SimTime(cfg.run.duration_ns);
         let measure_from = SimTime(cfg.run.measure_from_ns);
@@ -283,21 +284,36 @@ impl Simulation {
     }
 
     /// Packets a hand-off link just transmitted go to their next (unbounded, exclusive) hop now, with
-    /// their future arrival time there.
+    /// their future arrival time there. A next hop that hands off in turn (unbounded links in a row, as
+    /// hosts' access lines over links can be) passes them on at once as well: left in its vector, they
+    /// waited for an event that never came, and were lost, or passed on late into the past ("time went
+    /// backwards"; found by tests/config_fuzz.rs).
     fn pass_on_handed_off(&mut self, link: usize) {
         self.links[link].take_handed_off(&mut self.handed);
         if self.handed.is_empty() {
             return;
         }
         let mut handed = std::mem::take(&mut self.handed);
+        let mut onward: Option<usize> = None;
         for (arrival, mut pkt) in handed.drain(..) {
             let path = &self.flows[pkt.flow as usize].paths[pkt.dir as usize];
             let next = pkt.hop as usize + 1;
             debug_assert!(next < path.len(), "a hand-off link is never the last hop");
             pkt.hop = next as u8;
-            self.links[path[next] as usize].enqueue(arrival, pkt, &mut self.events);
+            let next_link = path[next] as usize;
+            self.links[next_link].enqueue(arrival, pkt, &mut self.events);
+            if self.links[next_link].hands_off() {
+                // Drained before the next follower takes packets, so each link's hand-offs stay in order.
+                if onward.is_some_and(|o| o != next_link) {
+                    self.pass_on_handed_off(onward.unwrap());
+                }
+                onward = Some(next_link);
+            }
         }
         self.handed = handed;
+        if let Some(next_link) = onward {
+            self.pass_on_handed_off(next_link);
+        }
     }
 
     /// Put the packets an endpoint just emitted on the first link of their path.
@@ -310,6 +326,8 @@ impl Simulation {
         for pkt in self.out.drain(..) {
             link.enqueue(self.now, pkt, &mut self.events);
         }
+        // A first hop may hand off (an unbounded access line before another): pass its packets on now.
+        self.pass_on_handed_off(first);
     }
 
     /// Lazy timers: one heap event per endpoint; a later deadline is picked up when the event fires.
