@@ -533,6 +533,69 @@ impl Simulation {
     pub fn cwnds(&self) -> Vec<u32> {
         self.flows.iter().map(|f| f.sender.cc().cwnd()).collect()
     }
+
+    // --- read-only views for the invariant checks (tests/properties.rs) ---------------------------------
+
+    /// Time of the next event waiting, if any: never before `now()`.
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        self.events.peek_time()
+    }
+    /// Events scheduled at a time before the last one fired: 0 unless time went backwards.
+    pub fn events_scheduled_in_the_past(&self) -> u64 {
+        self.events.scheduled_in_the_past()
+    }
+    /// Per flow: data packets sent (retransmissions included), new ones (`snd_nxt`), packets delivered in
+    /// order and packets received (duplicates included).
+    pub fn flow_progress(&self) -> Vec<FlowProgress> {
+        self.flows
+            .iter()
+            .map(|f| FlowProgress {
+                packets_sent: f.sender.counters().packets_sent,
+                new_packets_sent: f.sender.snd_nxt(),
+                delivered: f.receiver.delivered(),
+                received: f.receiver.received(),
+            })
+            .collect()
+    }
+    /// Per reported link (the order of `link_names()`): what waits now, the most that ever waited, and the
+    /// configured queue.
+    pub fn queue_levels(&self) -> Vec<QueueLevel> {
+        self.reported
+            .iter()
+            .map(|&l| {
+                let (link, queue) = (&self.links[l], self.plans[l].queue.as_ref().expect("a reported link has a queue"));
+                QueueLevel {
+                    discipline: queue.discipline.clone(),
+                    packets: link.queue_packets(self.now),
+                    bytes: link.queue_bytes(self.now),
+                    max_packets: link.counters(self.now).max_queue_packets,
+                    limit_packets: queue.limit_packets,
+                    limit_bytes: queue.limit_bytes,
+                }
+            })
+            .collect()
+    }
+}
+
+/// One flow's progress (`Simulation::flow_progress`), in packets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowProgress {
+    pub packets_sent: u64,
+    pub new_packets_sent: u64,
+    pub delivered: u64,
+    pub received: u64,
+}
+
+/// One link's queue (`Simulation::queue_levels`): packets and bytes waiting (the one on the wire excluded),
+/// the most packets that ever waited, and the limits of the config (packets counting the one on the wire).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueLevel {
+    pub discipline: String,
+    pub packets: usize,
+    pub bytes: u64,
+    pub max_packets: usize,
+    pub limit_packets: u64,
+    pub limit_bytes: Option<u64>,
 }
 
 /// Build link `id` from its plan. DropTail runs as start times (see `net::link`); other disciplines are
