@@ -26,8 +26,8 @@ def run(source: "str | Path | Mapping | Scenario", overrides: Sequence[str] = ()
     simulation = _build(engine.load_engine(), config)
     _advance(simulation, progress)
     try:
-        link_series = simulation.link_series() if hasattr(simulation, "link_series") else None
-        return Result.from_engine(config, engine.read_summary(simulation), simulation.timeseries(), link_series)
+        return Result.from_engine(config, engine.read_summary(simulation), simulation.timeseries(),
+                                  simulation.link_series())
     except RuntimeError as exc:
         raise SimulationError(f"the engine failed collecting results: {exc}") from None
 
