@@ -268,6 +268,11 @@ impl Link {
         self
     }
 
+    /// Whether this link hands its packets to the next hop at transmission (`handing_off`).
+    pub fn hands_off(&self) -> bool {
+        self.handed_off.is_some()
+    }
+
     /// Packets handed off since the last call, with their arrival time at the next hop.
     pub fn take_handed_off(&mut self, into: &mut Vec<(SimTime, Packet)>) {
         if let Some(h) = &mut self.handed_off {
