@@ -2,16 +2,28 @@
 # cclab as a new user gets it: build the wheel and the sdist, install the wheel into a fresh virtual
 # environment in a temporary folder outside the repository, and run the README's commands there, the quick
 # seed 000 Table I included (about a minute of simulation on 2 cores). Everything the commands read at run
-# time must come from the installed package, never from this checkout. Not part of scripts/test.sh: it
-# compiles the engine once more and installs the dependencies from the package index (a few minutes).
+# time must come from the installed package, never from this checkout. scripts/test.sh runs it with
+# --no-sdist: the wheel alone, packed from the checkout's release build (the sdist's build compiles the
+# engine from scratch in a folder of its own, minutes more); the dependencies come from the package index
+# (pip's cache makes a second run quick).
 #
-#   scripts/check_wheel.sh            # exit status 0 when every check passes
-#   scripts/check_wheel.sh --keep     # keep the temporary folder (its path is printed) to look around
+#   scripts/check_wheel.sh               # exit status 0 when every check passes
+#   scripts/check_wheel.sh --no-sdist    # the wheel only (what scripts/test.sh runs)
+#   scripts/check_wheel.sh --keep        # keep the temporary folder (its path is printed) to look around
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$(pwd)
 PYTHON=${PYTHON:-python3}
-KEEP=${1:-}
+KEEP=""
+SDIST=yes
+for arg in "$@"; do
+    case "$arg" in
+        --keep) KEEP=--keep ;;
+        --no-sdist) SDIST=no ;;
+        *) echo "usage: scripts/check_wheel.sh [--no-sdist] [--keep]" >&2; exit 2 ;;
+    esac
+done
+START=$SECONDS
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cclab-wheel.XXXXXX")
 if [[ "$KEEP" != "--keep" ]]; then
@@ -27,26 +39,33 @@ ok() { echo "check_wheel: ok: $*"; }
 "$WORK/build/bin/pip" install --quiet --upgrade pip
 MATURIN=$("$PYTHON" -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"][0])')
 "$WORK/build/bin/pip" install --quiet "$MATURIN"
-"$WORK/build/bin/maturin" build --release --sdist --out "$WORK/dist" >"$WORK/build.log" 2>&1 \
-    || { tail -30 "$WORK/build.log" >&2; fail "maturin build (log: $WORK/build.log)"; }
+if [[ "$SDIST" == yes ]]; then
+    "$WORK/build/bin/maturin" build --release --sdist --out "$WORK/dist" >"$WORK/build.log" 2>&1 \
+        || { tail -30 "$WORK/build.log" >&2; fail "maturin build (log: $WORK/build.log)"; }
+    SDIST_FILE=$(ls "$WORK"/dist/cclab-*.tar.gz)
+else
+    # From the checkout: its target/ holds the release build of scripts/setup.sh, so little is compiled.
+    "$WORK/build/bin/maturin" build --release --out "$WORK/dist" >"$WORK/build.log" 2>&1 \
+        || { tail -30 "$WORK/build.log" >&2; fail "maturin build (log: $WORK/build.log)"; }
+    SDIST_FILE=""
+fi
 WHEEL=$(ls "$WORK"/dist/cclab-*.whl)
-SDIST=$(ls "$WORK"/dist/cclab-*.tar.gz)
-ok "built $(basename "$WHEEL") and $(basename "$SDIST")"
+ok "built $(basename "$WHEEL")${SDIST_FILE:+ and $(basename "$SDIST_FILE")} ($((SECONDS - START)) s)"
 
 # 2. Both carry every study file of the checkout.
 STUDY_FILES=$(cd python && find cclab/studies -name '*.toml' | sort)
 [[ -n "$STUDY_FILES" ]] || fail "no study files under python/cclab/studies"
-"$PYTHON" - "$WHEEL" "$SDIST" $STUDY_FILES <<'EOF' || fail "a study file is missing from the wheel or the sdist"
+"$PYTHON" - "$WHEEL" "$SDIST_FILE" $STUDY_FILES <<'EOF' || fail "a study file is missing from the wheel or the sdist"
 import sys, tarfile, zipfile
 wheel, sdist, *wanted = sys.argv[1:]
 in_wheel = set(zipfile.ZipFile(wheel).namelist())
-in_sdist = {name.split("/", 1)[1] for name in tarfile.open(sdist).getnames() if "/" in name}
+in_sdist = {name.split("/", 1)[1] for name in tarfile.open(sdist).getnames() if "/" in name} if sdist else None
 missing = [f"wheel: {w}" for w in wanted if w not in in_wheel] + \
-          [f"sdist: {w}" for w in wanted if f"python/{w}" not in in_sdist]
+          [f"sdist: {w}" for w in wanted if in_sdist is not None and f"python/{w}" not in in_sdist]
 if missing:
     sys.exit("\n".join(missing))
 EOF
-ok "$(echo "$STUDY_FILES" | wc -l) study files in the wheel and in the sdist"
+ok "$(echo "$STUDY_FILES" | wc -l) study files in the wheel${SDIST_FILE:+ and in the sdist}"
 
 # 3. A fresh venv with the wheel alone (no extras), used from a folder that is not the repository.
 "$PYTHON" -m venv "$WORK/venv"
@@ -92,4 +111,4 @@ ok "--cluster without the extra: $(cat "$WORK/cluster.txt")"
 [[ -s "$WORK/results/seed000-quick/report.md" ]] || fail "quick seed 000 Table I wrote no report"
 ok "cclab reproduce seed000 --quick --only table1: $(tail -1 "$WORK/table1.err")"
 
-echo "check_wheel: all checks passed (the wheel works outside $REPO)"
+echo "check_wheel: all checks passed (the wheel works outside $REPO) in $((SECONDS - START)) s"
