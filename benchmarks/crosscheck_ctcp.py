@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import statistics
 import subprocess
 import sys
 import time
@@ -197,8 +198,7 @@ def main() -> int:
                                     for r in rows])
     lines, diffs = table(configs, read_cache(NS2_CSV), read_cache(CCLAB_CSV), args.seeds)
     if diffs:
-        ordered = sorted(abs(d) for d in diffs)
-        median = ordered[len(ordered) // 2] if len(ordered) % 2 else sum(ordered[len(ordered) // 2 - 1:][:2]) / 2
+        median = statistics.median(abs(d) for d in diffs)
         lines.append("")
         lines.append(f"{len(diffs)} configurations; median |goodput difference| {median * 100:.1f} %; "
                      f"{sum(abs(d) > THRESHOLD for d in diffs)} above {THRESHOLD * 100:.0f} %.")
