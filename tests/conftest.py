@@ -8,11 +8,22 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 import cclab.engine
 from cclab.errors import EngineUnavailable
 
 REPO = Path(__file__).resolve().parents[1]
+
+# Hypothesis profiles of the fuzzers (tests/test_fuzz_*.py). `ci`, the default, is the in-suite size: a
+# fixed set of examples (derandomized, so a run is reproducible and never flaky), a few seconds in all.
+# `fuzz` is the long run: `--hypothesis-profile=fuzz`, CCLAB_FUZZ_EXAMPLES examples per test (default 5000),
+# fresh random examples each time, failures kept in .hypothesis/ and replayed first on the next run.
+settings.register_profile("ci", max_examples=int(os.environ.get("CCLAB_FUZZ_EXAMPLES", 60)), deadline=None,
+                          derandomize=True, database=None, print_blob=True)
+settings.register_profile("fuzz", max_examples=int(os.environ.get("CCLAB_FUZZ_EXAMPLES", 5000)), deadline=None,
+                          print_blob=True)
+settings.load_profile("ci")
 EXAMPLE = REPO / "examples" / "seed000-newreno.toml"
 
 

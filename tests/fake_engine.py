@@ -1,14 +1,15 @@
-"""A stand-in for the compiled `cclab._engine`, following docs/engine-interface.md.
+"""A stand-in for the compiled `cclab._engine`, with the bindings' interface (crates/pybind/src/lib.rs,
+docs/engine-interface.md): the same functions, methods and properties, with the same parameters, returning
+the same shapes (JSON text for the summary and the lists, numpy columns for the time series).
 
-It lets the runner, Result and CLI be tested before the Rust engine is built. It simulates nothing:
-figures are made up from the config, but every shape (summary keys, columnar time series, errors) is
-the contract's, and results depend only on the config so "same seed, same output" can be checked.
+It lets the runner, Result and CLI be tested quickly and with made-up figures. It simulates nothing: figures
+come from the config, so "same seed, same output" can be checked. tests/test_engine_interface.py compares it
+with the real bindings (names, signatures, summary keys, columns), so that the two cannot drift apart.
 """
 
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 
@@ -22,17 +23,30 @@ ALGORITHMS = [
                     {"name": "c", "doc": "cubic scaling constant"}]},
 ]
 
+QUEUES = [
+    {"name": "droptail", "summary": "first in, first out; drops arrivals when full", "default_variant": "ns2",
+     "variants": [{"name": "ns2", "source": "ns-2 DropTail", "parameters": {}}], "parameters": []},
+]
 
-def algorithms() -> list[dict]:
-    return [dict(entry) for entry in ALGORITHMS]
+
+def algorithms_json() -> str:
+    return json.dumps(ALGORITHMS)
+
+
+def queues_json() -> str:
+    return json.dumps(QUEUES)
 
 
 def version() -> str:
     return "0.0.0-fake"
 
 
+def source_hash() -> str:
+    return "fake0000fake0000"
+
+
 class Simulation:
-    def __init__(self, config_json: str):
+    def __init__(self, config_json):
         self.config = json.loads(config_json)
         for index, flow in enumerate(self.config["flows"]):
             algorithm = next(a for a in ALGORITHMS if a["name"] == flow["cc"]["name"])
@@ -40,37 +54,57 @@ class Simulation:
             for key in flow["cc"]:
                 if key not in known:
                     raise ValueError(f"flows[{index}].cc.{key}: unknown parameter")
-        self.duration_ns = self.config["run"]["duration_ns"]
-        self.now_ns = 0
+        self._duration_ns = self.config["run"]["duration_ns"]
+        self._now_ns = 0
         self.calls = 0
 
-    def run_until(self, t_ns: int) -> None:
-        self.calls += 1
-        self.now_ns = min(t_ns, self.duration_ns)
+    @property
+    def now_ns(self) -> int:
+        return self._now_ns
 
-    def summary(self) -> dict:
+    @property
+    def duration_ns(self) -> int:
+        return self._duration_ns
+
+    @property
+    def events(self) -> int:
+        return 1000 + self.config["run"]["seed"]
+
+    def run_until(self, t_ns) -> None:
+        self.calls += 1
+        self._now_ns = min(t_ns, self._duration_ns)
+
+    def summary_json(self) -> str:
         run = self.config["run"]
         rate = self.config["bottleneck"]["rate_bps"]
         flows = self.config["flows"]
         share = 0.9 * rate / len(flows)
-        return {
+        bottleneck = {"utilization": 0.9, "drops": 30, "error_drops": 0, "mean_queue_packets": 40.5,
+                      "max_queue_packets": 167, "packets_forwarded": 10000}
+        link = {"name": "bottleneck", "from": "left", "to": "right", "rate_bps": rate, "overflow_drops": 30,
+                "early_drops": 0, "ecn_marks": 0, "arq_retransmissions": 0, "arq_failures": 0,
+                "arq_mean_added_delay_s": None, **bottleneck}
+        summary = {
             "measure_from_s": run["measure_from_ns"] / 1e9, "duration_s": run["duration_ns"] / 1e9,
-            "events": 1000 + run["seed"],
+            "now_s": self._now_ns / 1e9, "events": self.events,
             "flows": [{"flow": i, "cc": flow["cc"]["name"], "goodput_bps": share * 1460 / 1500,
                        "delivered_bps": share, "loss_events": 3, "timeouts": 0, "retransmissions": 30,
-                       "packets_sent": 1000, "mean_rtt_s": math.nan if i else 0.11, "final_cwnd": 100}
+                       "packets_sent": 1000, "mean_rtt_s": None if i else 0.11, "final_cwnd": 100}
                       for i, flow in enumerate(flows)],
-            "bottleneck": {"utilization": 0.9, "drops": 30, "error_drops": 0, "mean_queue_packets": 40.5,
-                           "max_queue_packets": 167, "packets_forwarded": 10000},
+            "bottleneck": bottleneck,
+            "links": [link, {**link, "name": "bottleneck.reverse", "from": "right", "to": "left"}],
             "jain_index": 1.0,
         }
+        # A flow without an RTT sample has null, as serde writes the engine's NaN.
+        return json.dumps(summary, allow_nan=False)
+
+    def _times(self) -> list[float]:
+        interval = self.config["run"]["sample_interval_ns"]
+        return [t / 1e9 for t in range(0, self._now_ns, interval)][:50] if interval else []
 
     def timeseries(self) -> dict:
         """Columns of 50 samples per flow at most; ssthresh 2^31 - 1 is the engine's "not set yet"."""
-        interval = self.config["run"]["sample_interval_ns"]
-        if interval == 0:
-            return {"flows": {}, "queue": {}}
-        times = [t / 1e9 for t in range(0, self.now_ns, interval)][:50]
+        times = self._times()
         flows = range(len(self.config["flows"]))
         rows = [(t, f) for t in times for f in flows]
         # numpy arrays, as the bindings hand them over: int64 for counts, float64 for the rest.
@@ -82,6 +116,14 @@ class Simulation:
             "queue": {"time_s": floats(times), "queue_packets": ints([5] * len(times)),
                       "queue_bytes": ints([7500] * len(times)), "drops": ints([0] * len(times))},
         }
+
+    def link_series(self) -> dict:
+        """Lists, as the bindings give them: both directions of the bottleneck, at each sample."""
+        times = self._times()
+        names = ["bottleneck", "bottleneck.reverse"]
+        return {"time_s": [t for t in times for _ in names], "link": names * len(times),
+                "queue_packets": [5, 0] * len(times), "queue_bytes": [7500, 0] * len(times),
+                "drops": [0, 0] * len(times)}
 
 
 def ints(values) -> np.ndarray:

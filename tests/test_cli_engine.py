@@ -8,9 +8,11 @@ import json
 import pandas as pd
 import pytest
 
-pytest.importorskip("cclab._engine")
+from engine_required import need
 
-import cclab  # noqa: E402  (after the skip, so a missing engine skips rather than errors)
+need("cclab._engine")
+
+import cclab  # noqa: E402  (after the check, so a missing engine skips, or fails in CI, rather than errors)
 from conftest import run_cli  # noqa: E402
 
 SHORT = ["--set", "run.duration=20s", "--set", "run.measure_from=10s"]

@@ -14,7 +14,9 @@ from cclab.errors import ScenarioError
 from cclab.experiment import ClaimSpec, load_experiment, plan_experiment
 from cclab.measures import MeasureError, jain_index, measure
 
-pytest.importorskip("cclab._engine")
+from engine_required import need  # noqa: E402
+
+need("cclab._engine")
 
 SCENARIO = """
 [network]

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-cclab = pytest.importorskip("cclab")
-pytest.importorskip("cclab._engine")
+import cclab
+from engine_required import need
+
+need("cclab._engine")
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "seed000-newreno.toml"
 OLD_CUBIC = 'flows.0.cc={name = "cubic", variant = "linux-2.6.22"}'

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("cclab._engine")
+from engine_required import need  # noqa: E402
+
+need("cclab._engine")
 
 from cclab.executors import LocalPool  # noqa: E402
 from cclab.experiment import list_experiments, load_experiment  # noqa: E402

@@ -75,36 +75,3 @@ def test_missing_engine(example, no_engine):
 
 def test_version():
     assert isinstance(cclab.__version__, str) and cclab.__version__
-
-
-def test_bindings_that_return_json_text(example, fake_engine, monkeypatch):
-    # The bindings as first written expose algorithms_json() and sim.summary_json(), not the
-    # contract's algorithms() and sim.summary(); both spellings must work.
-    import types
-
-    import cclab.engine
-
-    class TextSimulation:
-        """The stand-in, minus summary(), plus summary_json()."""
-
-        def __init__(self, config_json):
-            self._inner = fake_engine.Simulation(config_json)
-
-        now_ns = property(lambda self: self._inner.now_ns)
-        duration_ns = property(lambda self: self._inner.duration_ns)
-
-        def run_until(self, t_ns):
-            self._inner.run_until(t_ns)
-
-        def timeseries(self):
-            return self._inner.timeseries()
-
-        def summary_json(self):
-            return json.dumps(self._inner.summary())
-
-    module = types.SimpleNamespace(Simulation=TextSimulation, version=fake_engine.version,
-                                   algorithms_json=lambda: json.dumps(fake_engine.algorithms()))
-    monkeypatch.setattr(cclab.engine, "load_engine", lambda: module)
-    assert cclab.engine.algorithm_names() == ["newreno", "cubic", "reno"]
-    result = cclab.run(example, SHORT)
-    assert result.flows.loc[0, "goodput_bps"] > 0

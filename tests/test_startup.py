@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from engine_required import need
+
 from conftest import EXAMPLE, REPO
 
 HEAVY = ("numpy", "pandas", "pyarrow", "matplotlib", "duckdb", "distributed", "dask")
@@ -38,7 +40,7 @@ def test_version_imports_nothing_heavy():
 
 
 def test_run_imports_nothing_heavy(tmp_path):
-    pytest.importorskip("cclab._engine")
+    need("cclab._engine")
     short = ["run", str(EXAMPLE), "--set", "run.duration=10ms", "--set", "run.measure_from=0s"]
     assert heavy_imports(*short) == []
     # Writing the series needs them, and gets them.

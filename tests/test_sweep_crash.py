@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("cclab._engine")
+from engine_required import need  # noqa: E402
+
+need("cclab._engine")
 
 import cclab.results  # noqa: E402
 from conftest import REPO  # noqa: E402

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("cclab._engine")
-pytest.importorskip("distributed")
+from engine_required import need  # noqa: E402
+
+need("cclab._engine")
+need("distributed")
 
 from cclab.store import results_version  # noqa: E402
 from cclab.executors import DaskExecutor, ExecutorError  # noqa: E402

@@ -9,7 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-pytest.importorskip("cclab._engine")
+from engine_required import need  # noqa: E402
+
+need("cclab._engine")
 
 import cclab.results  # noqa: E402  (after the skip)
 from cclab.store import results_version, version_folder  # noqa: E402

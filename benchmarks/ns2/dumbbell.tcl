@@ -23,6 +23,8 @@
 #                      unit pkt, uniform random variable from the default RNG (seed 001, Table II)
 #   overhead_us=0      Agent/TCP overhead_: a uniform [0, overhead_us] us wait before each packet
 #                      (seed 001: 8 us, against phase effects); 0 sends at once, ns-2's default
+#   progress=0         every this many simulated seconds, print "progress t=... packets_sent_total=..."
+#                      (0: never): a run stopped at a wall-time cap still tells how far it got
 #
 # Output: one line per flow, key=value, e.g.
 #   flow=0 cc=reno goodput_bps=... delivered_bps=... packets_sent=... packets_sent_total=...
@@ -47,7 +49,7 @@ proc usage {msg} {
 array set P {
     cc reno rate_mbps 200 delay_ms 50 buffer 167 access_ms 2.5 access_mbps 2000
     flows 1 duration 2000 measure_from 1000 seed 1 payload 1460 timestamps 1
-    window 100000 scheduler Calendar per 0 overhead_us 0
+    window 100000 scheduler Calendar per 0 overhead_us 0 progress 0
 }
 foreach arg $argv {
     set kv [split $arg =]
@@ -174,6 +176,16 @@ final_cwnd=%d access_ms=%g" \
 }
 
 for {set t 5} {$t < $P(duration)} {incr t 5} { $ns at $t "sample" }
+proc progress {} {
+    global N tcp ns
+    set sent 0
+    for {set i 0} {$i < $N} {incr i} { incr sent [$tcp($i) set ndatapack_] }
+    puts "progress t=[$ns now] packets_sent_total=$sent"
+    flush stdout
+}
+if {$P(progress) > 0} {
+    for {set k 1} {$k * $P(progress) < $P(duration)} {incr k} { $ns at [expr {$k * $P(progress)}] "progress" }
+}
 $ns at $P(measure_from) "mark"
 $ns at $P(duration) "finish"
 $ns run

@@ -31,16 +31,9 @@ def load_engine() -> ModuleType:
             "build it with `maturin develop --release` or `pip install -e .`") from None
 
 
-# The contract (docs/engine-interface.md) has `algorithms()` and `sim.summary()` return Python objects;
-# the bindings as first written return JSON text from `algorithms_json()` and `sim.summary_json()`.
-# Both spellings are accepted so neither side has to wait for the other.
-
 def algorithm_list() -> list[dict]:
     """The engine's own description of its algorithms (name, aliases, variants, parameters, ...)."""
-    engine = load_engine()
-    if hasattr(engine, "algorithms"):
-        return list(engine.algorithms())
-    return list(json.loads(engine.algorithms_json()))
+    return list(json.loads(load_engine().algorithms_json()))
 
 
 # Disciplines the Python side accepts when the engine cannot be asked (not built yet).
@@ -49,11 +42,7 @@ STATIC_QUEUES = ("droptail",)
 
 def queue_list() -> list[dict]:
     """The engine's description of its queue disciplines (name, variants, parameters, sources)."""
-    engine = load_engine()
-    if not hasattr(engine, "queues_json"):
-        return [{"name": name, "summary": "", "default_variant": "", "variants": [], "parameters": []}
-                for name in STATIC_QUEUES]
-    return list(json.loads(engine.queues_json()))
+    return list(json.loads(load_engine().queues_json()))
 
 
 def queue_parameters(discipline: str) -> set[str] | None:
@@ -79,8 +68,6 @@ def queue_names() -> list[str]:
 
 
 def read_summary(simulation) -> dict:
-    if hasattr(simulation, "summary"):
-        return dict(simulation.summary())
     return json.loads(simulation.summary_json())
 
 
@@ -118,8 +105,8 @@ def engine_version() -> str | None:
 
 
 def engine_source_hash() -> str:
-    """The engine's source fingerprint (see crates/engine/build.rs); 'unknown' for an engine without one."""
+    """The engine's source fingerprint (see crates/engine/build.rs); 'unknown' when it is not built."""
     try:
-        return str(getattr(load_engine(), "source_hash", lambda: "unknown")())
+        return str(load_engine().source_hash())
     except EngineUnavailable:
         return "unknown"

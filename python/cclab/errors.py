@@ -13,6 +13,8 @@ as one line without a traceback. Programming errors stay ordinary Python excepti
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
@@ -105,8 +107,18 @@ def scenario_error_from_validation(exc: "ValidationError") -> ScenarioError:
 
 
 def field_path(loc: Iterable) -> str:
-    """('flows', 0, 'cc') -> 'flows.0.cc', the same spelling `--set` uses."""
-    return ".".join(str(part) for part in loc)
+    """('flows', 0, 'cc') -> 'flows.0.cc', the same spelling `--set` uses. A key that is not a bare TOML key
+    is quoted as TOML quotes it (`network."size "`, `""`), so that an empty or odd key still names a field."""
+    return ".".join(_key(part) for part in loc)
+
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _key(part) -> str:
+    if not isinstance(part, str) or _BARE_KEY.match(part):
+        return str(part)
+    return json.dumps(part, ensure_ascii=False)
 
 
 def _problem(err: dict) -> Problem:

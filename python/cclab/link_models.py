@@ -89,10 +89,17 @@ def parse_link_rate(value: Any) -> "int | TraceRate | RateSchedule":
         if unknown:
             raise BadValue(f"unknown key {sorted(unknown)[0]!r} of a trace rate",
                            "trace, mean, bytes_per_opportunity", subpath=(sorted(unknown)[0],))
-        path = Path(str(value["trace"]))
+        if not isinstance(value["trace"], str) or not value["trace"]:
+            raise BadValue(f"{value['trace']!r} is not a file name", 'a path such as "UMTS-driving.down"',
+                           subpath=("trace",))
+        path = Path(value["trace"])
         if not path.is_absolute():
             path = (scenario_dir.get() or Path.cwd()) / path
-        if not path.is_file():
+        try:
+            found = path.is_file()
+        except (OSError, ValueError):  # a name too long for the file system (found by the fuzzer), a NUL
+            found = False
+        if not found:
             raise BadValue(f"trace file {str(path)!r} does not exist",
                            "a Mahimahi trace: one delivery time in ms per line", subpath=("trace",))
         mean = None
@@ -106,7 +113,8 @@ def parse_link_rate(value: Any) -> "int | TraceRate | RateSchedule":
             raise BadValue(f"{size!r} is not a number of bytes", "a whole number of bytes such as 1500",
                            subpath=("bytes_per_opportunity",))
         return TraceRate(str(path.resolve()), mean, size)
-    times, rates = _schedule(value, parse_rate, "rate", RATE_ACCEPTED)
+    # A step may be 0 bit/s, an outage (README); rejecting it was found by tests/test_fuzz_scenario.py.
+    times, rates = _schedule(value, lambda step: parse_rate(step, allow_zero=True), "rate", RATE_ACCEPTED)
     return RateSchedule(tuple(times), tuple(rates))
 
 

@@ -28,6 +28,14 @@ from .link_models import (Arq, DelaySchedule, RateSchedule, TraceRate, parse_arq
 from .units import QueueSize, parse_byte_size, parse_duration, parse_queue_size, parse_rate
 
 MS = 10**6  # nanoseconds in a millisecond, for defaults
+U64_MAX = 2**64 - 1
+# The engine's event ids have 21 bits and a dumbbell flow has 4 links (config.rs): at most this many flows.
+# Checked here so that `count = 1e12` is an error, not a list of a trillion flows (tests/test_fuzz_scenario.py).
+MAX_FLOWS = ((1 << 21) - 1 - 2) // 4
+MAX_PACKET_SIZE = 65_535  # bytes: an IP packet (the engine's limit)
+# The initial window leaves at once into the first hop; the engine refuses more (config.rs MAX_INITIAL_CWND),
+# as a window of 5e7 packets took 4.8 GB there (tests/config_fuzz.rs).
+MAX_INITIAL_CWND = 1_000_000
 
 Rate = Annotated[int, BeforeValidator(parse_rate)]          # bit/s
 Duration = Annotated[int, BeforeValidator(parse_duration)]  # ns
@@ -50,7 +58,9 @@ class _Table(BaseModel):
                 accepted = "one of " + ", ".join(keys)
                 if len(unknown) == 1:
                     raise BadValue(f"unknown key {unknown[0]!r}", accepted, subpath=(unknown[0],))
-                raise BadValue("unknown keys " + ", ".join(repr(k) for k in unknown), accepted)
+                # Named at the first of them, so that the line names a field even at the top level.
+                raise BadValue("unknown keys " + ", ".join(repr(k) for k in unknown), accepted,
+                               subpath=(unknown[0],))
         return data
 
 
@@ -270,9 +280,9 @@ class NodeSpec(_Table):
 
 
 class NetworkSpec(_Table):
-    packet_size: Annotated[int, Field(gt=0)] = 1500   # bytes on the wire of a data packet
+    packet_size: Annotated[int, Field(gt=0, le=MAX_PACKET_SIZE)] = 1500   # bytes on the wire of a data packet
     header_size: Annotated[int, Field(ge=0)] = 40     # bytes of headers inside packet_size
-    ack_size: Annotated[int, Field(gt=0)] = 40        # bytes on the wire of a pure ACK
+    ack_size: Annotated[int, Field(gt=0, le=MAX_PACKET_SIZE)] = 40        # bytes on the wire of a pure ACK
     access_rate: Rate | None = None                   # dumbbell: None means 10 x the bottleneck rate
     bottleneck: BottleneckSpec | None = None          # the dumbbell preset ...
     links: list[LinkSpec] | None = None               # ... or a network of links, with routes in [[flows]]
@@ -462,7 +472,7 @@ class PacingSpec(_Table):
 
 class FlowSpec(_Table):
     cc: Annotated[dict[str, Any], BeforeValidator(parse_cc)]
-    count: Annotated[int, Field(ge=1)] = 1               # this entry stands for `count` identical flows
+    count: Annotated[int, Field(ge=1, le=MAX_FLOWS)] = 1  # this entry stands for `count` identical flows
     access_delay: AccessDelayField | None = None         # each side; None with src/dst: 0
     src_access_delay: AccessDelayField | None = None     # sender <-> left router, one way
     dst_access_delay: AccessDelayField | None = None     # right router <-> receiver, one way
@@ -478,9 +488,9 @@ class FlowSpec(_Table):
     # (a hole is lost once the highest SACK lies 4 or more above it).
     recovery: Literal["sack", "newreno", "linux-2.6"] = "sack"
     delayed_ack: bool = False
-    initial_cwnd: Annotated[int, Field(ge=1)] = 2        # packets
+    initial_cwnd: Annotated[int, Field(ge=1, le=MAX_INITIAL_CWND)] = 2   # packets
     rto_min: Duration = 200 * MS
-    rwnd: Annotated[int, Field(ge=1)] = 1_000_000_000    # packets; large enough never to limit
+    rwnd: Annotated[int, Field(ge=1, le=U64_MAX)] = 1_000_000_000  # packets; large enough never to limit
     ecn: bool = False                                    # ECN-capable (RFC 3168): needs a queue with ecn = true to matter
     overhead: Duration = 0                               # dumbbell: each packet waits uniform [0, overhead] at the sender (ns-2 overhead_)
     route: list[str] | None = None                       # links: nodes from the sender to the receiver
@@ -697,6 +707,10 @@ class Scenario(_Table):
 
     @model_validator(mode="after")
     def _check(self) -> "Scenario":
+        total = sum(flow.count for flow in self.flows)
+        if total > MAX_FLOWS:
+            raise BadValue(f"{total} flows in all", f"at most {MAX_FLOWS} flows (the sum of every count)",
+                           subpath=("flows",))
         over_links = self.network.links is not None
         hops = set()
         if over_links:

@@ -3,6 +3,10 @@
 The engine only takes integers: bits per second, nanoseconds, bytes, packets. Parsing goes through
 `Decimal` and `Fraction`, never binary floats, so "1.5Gbps" is exactly 1_500_000_000 and "2.5ms" exactly
 2_500_000 ns on every machine. Every failure is a `BadValue` that names what would have been accepted.
+
+Every result fits the engine's integers (u64): a larger one is refused here, where the message can name the
+value, rather than by the engine's JSON reader. Exponents are bounded before any arithmetic, so "1e999999999"
+is refused at once instead of becoming a number of a billion digits (found by tests/test_fuzz_scenario.py).
 """
 
 from __future__ import annotations
@@ -31,6 +35,12 @@ PACKET_UNITS = ("", "packets", "pkts")
 QUEUE_ACCEPTED = ("a number of packets (100), a multiple of the bandwidth-delay product (0.1bdp) "
                   "or a number of bytes (150KB, 1MB, 64KiB)")
 
+# The engine's integers are u64: nanoseconds (584 years), bit/s, bytes and packets all stop here.
+U64_MAX = 2**64 - 1
+# No quantity a person means has more than 30 digits either side of the point; bounding the exponent keeps
+# the exact arithmetic below (Fraction) small whatever is written.
+MAX_EXPONENT = 30
+
 _QUANTITY = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([^\s\d.+-].*?)?\s*$")
 
 
@@ -52,26 +62,38 @@ def _number(value, what: str, accepted: str) -> tuple[Decimal, str]:
     if isinstance(value, (int, float)):
         if value != value or value in (float("inf"), float("-inf")):
             raise BadValue(f"{value!r} is not {what}", accepted)
-        return Decimal(value), ""
-    parts = _split(value)
-    if parts is None:
-        raise BadValue(f"{value!r} is not {what}", accepted)
-    return parts
+        number, unit = Decimal(value), ""
+    else:
+        parts = _split(value)
+        if parts is None:
+            raise BadValue(f"{value!r} is not {what}", accepted)
+        number, unit = parts
+    if number != 0 and abs(number.adjusted()) > MAX_EXPONENT:
+        raise BadValue(f"{value!r} is too {'large' if number.adjusted() > 0 else 'small'} to be {what}", accepted)
+    return number, unit
+
+
+def _scaled(number: Decimal, factor: int) -> Fraction:
+    """number x factor, exactly (Decimal arithmetic would round to 28 digits)."""
+    return Fraction(number) * factor
 
 
 def _whole(amount: Decimal | Fraction, value, what: str, accepted: str) -> int:
     if amount != int(amount):
         raise BadValue(f"{value!r} is not a whole number of {what}", accepted)
+    if amount > U64_MAX:
+        raise BadValue(f"{value!r} is more {what} than the engine counts", f"at most {U64_MAX} {what}")
     return int(amount)
 
 
-def parse_rate(value) -> int:
-    """'200Mbps' -> 200_000_000 bit/s. A bare number (100 or '100') is bit/s. Must be > 0."""
+def parse_rate(value, allow_zero: bool = False) -> int:
+    """'200Mbps' -> 200_000_000 bit/s. A bare number (100 or '100') is bit/s. Must be > 0, or >= 0 with
+    `allow_zero` (a step of a rate schedule, where 0 is an outage)."""
     number, unit = _number(value, "a rate", RATE_ACCEPTED)
     if unit not in RATE_UNITS and unit != "":
         raise BadValue(f"{value!r} is not a rate", RATE_ACCEPTED)
-    bps = _whole(number * RATE_UNITS.get(unit, 1), value, "bits per second", RATE_ACCEPTED)
-    if bps <= 0:
+    bps = _whole(_scaled(number, RATE_UNITS.get(unit, 1)), value, "bits per second", RATE_ACCEPTED)
+    if bps < 0 or (bps == 0 and not allow_zero):
         raise BadValue(f"{value!r} is not a positive rate", RATE_ACCEPTED)
     return bps
 
@@ -86,7 +108,7 @@ def parse_duration(value) -> int:
         raise BadValue(f"{value!r} is not a duration", DURATION_ACCEPTED)
     if number < 0:
         raise BadValue(f"{value!r} is negative", "a duration of at least 0")
-    return _whole(number * DURATION_UNITS.get(unit, 1), value, "nanoseconds", DURATION_ACCEPTED)
+    return _whole(_scaled(number, DURATION_UNITS.get(unit, 1)), value, "nanoseconds", DURATION_ACCEPTED)
 
 
 BYTES_ACCEPTED = "a number of bytes (500KB, 1MB, 64KiB, or 1500 / '1500B')"
@@ -124,6 +146,9 @@ class QueueSize:
             #   k * rate [bit/s] * 2 * delay [ns] / 1e9 / (8 * packet_size [B])
             packets = (Fraction(self.amount) * rate_bps * 2 * delay_ns) / (10**9 * 8 * packet_size)
             rounded = floor(packets + Fraction(1, 2))  # half up, not Python's half-to-even
+            if rounded > U64_MAX:
+                raise BadValue(f"{self.text!r} is {float(packets):.3g} packets, more than the engine counts",
+                               "a smaller multiple")
             if rounded < 1:
                 raise BadValue(f"{self.text!r} is {float(packets):.3g} packets at {rate_bps} bit/s and "
                                f"{delay_ns} ns one way, less than one packet",
@@ -153,6 +178,6 @@ def parse_queue_size(value) -> QueueSize:
             raise BadValue(f"{value!r} is an empty queue", "a positive multiple such as 0.1bdp")
         return QueueSize("bdp", number, str(value))
     if unit in BYTE_UNITS:
-        size = _whole(number * BYTE_UNITS[unit], value, "bytes", QUEUE_ACCEPTED)
+        size = _whole(_scaled(number, BYTE_UNITS[unit]), value, "bytes", QUEUE_ACCEPTED)
         return QueueSize("bytes", Decimal(size), str(value))
     raise BadValue(f"{value!r} is not a queue size", QUEUE_ACCEPTED)

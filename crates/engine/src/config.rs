@@ -30,6 +30,9 @@ fn default_header() -> u32 {
 fn default_ack() -> u32 {
     40
 }
+/// Largest initial window, packets (see `ScenarioConfig::validate`).
+pub const MAX_INITIAL_CWND: u32 = 1_000_000;
+
 fn default_initial_cwnd() -> u32 {
     2
 }
@@ -212,6 +215,10 @@ impl LinkModelsConfig {
         };
         if let Some(RateModelConfig::Schedule { at_ns, rate_bps }) = &self.rate_model {
             sorted_from_zero(at_ns, rate_bps.len(), "rate")?;
+        }
+        // Zero reached MahimahiTrace's assertion, a panic (found by tests/config_fuzz.rs).
+        if let Some(RateModelConfig::Trace { bytes_per_opportunity: 0, .. }) = &self.rate_model {
+            return Err(err(format!("{field}.rate.bytes_per_opportunity"), "must be at least 1 byte"));
         }
         if let Some(d) = &self.delay_schedule {
             sorted_from_zero(&d.at_ns, d.delay_ns.len(), "delay")?;
@@ -406,8 +413,10 @@ impl ScenarioConfig {
         if self.packet_size <= self.header_size || self.packet_size > 65_535 {
             return Err(err("network.packet_size", format!("must be above the header size ({}) and at most 65535 bytes", self.header_size)));
         }
-        if self.ack_size == 0 {
-            return Err(err("network.ack_size", "must be at least 1 byte"));
+        // Capped like packet_size: Rate::tx_time multiplies bytes by 8e9 in a u64 (a 4 GB ACK overflowed it:
+        // tests/config_fuzz.rs).
+        if self.ack_size == 0 || self.ack_size > 65_535 {
+            return Err(err("network.ack_size", "must be at least 1 byte and at most 65535 bytes"));
         }
         match (&self.bottleneck, &self.topology) {
             (Some(b), None) => {
@@ -443,8 +452,10 @@ impl ScenarioConfig {
             if self.bottleneck.is_some() && f.access_rate_bps == 0 {
                 return Err(err(format!("flows.{i}.access_rate"), "must be above 0 bit/s"));
             }
-            if f.initial_cwnd == 0 {
-                return Err(err(format!("flows.{i}.initial_cwnd"), "must be at least 1 packet"));
+            // The whole initial window leaves at once and waits in the first hop, an unbounded access line:
+            // 5e7 packets asked for 4.8 GB there (tests/config_fuzz.rs). A million is 1.5 GB of data in flight.
+            if f.initial_cwnd == 0 || f.initial_cwnd > MAX_INITIAL_CWND {
+                return Err(err(format!("flows.{i}.initial_cwnd"), format!("must be 1 to {MAX_INITIAL_CWND} packets")));
             }
             if f.pacing.as_ref().is_some_and(|p| p.burst == 0) {
                 return Err(err(format!("flows.{i}.pacing.burst"), "at least 1 packet"));

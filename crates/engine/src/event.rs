@@ -76,6 +76,9 @@ pub struct EventQueue {
     heap: BinaryHeap<Reverse<u128>>,
     next_seq: u64,
     popped: u64,
+    /// Time of the last event popped.
+    last_popped: SimTime,
+    scheduled_in_the_past: u64,
 }
 
 impl EventQueue {
@@ -83,6 +86,11 @@ impl EventQueue {
         Self::default()
     }
     pub fn schedule(&mut self, time: SimTime, event: Event) {
+        // An event before the last one fired would fire out of time order: counted, for the invariant
+        // checks (tests/properties.rs), rather than asserted, so that a release build can report it too.
+        if time < self.last_popped {
+            self.scheduled_in_the_past += 1;
+        }
         let seq = self.next_seq;
         self.next_seq += 1;
         debug_assert!(seq < 1 << (64 - CODE_BITS), "event sequence overflow");
@@ -96,7 +104,9 @@ impl EventQueue {
         let Reverse(k) = self.heap.pop()?;
         self.popped += 1;
         let code = (k as u64) & ((1 << CODE_BITS) - 1);
-        Some((SimTime((k >> 64) as u64), decode(code)))
+        let time = SimTime((k >> 64) as u64);
+        self.last_popped = time;
+        Some((time, decode(code)))
     }
     pub fn len(&self) -> usize {
         self.heap.len()
@@ -107,6 +117,11 @@ impl EventQueue {
     /// Events fired so far (for benchmarks).
     pub fn events_processed(&self) -> u64 {
         self.popped
+    }
+    /// Events scheduled at a time before the last event fired: 0 in a correct simulation, where time
+    /// never goes backwards.
+    pub fn scheduled_in_the_past(&self) -> u64 {
+        self.scheduled_in_the_past
     }
 }
 
@@ -144,6 +159,18 @@ mod tests {
         for e in all {
             assert_eq!(q.pop(), Some((SimTime(u64::MAX - 1), e)));
         }
+    }
+
+    #[test]
+    fn an_event_scheduled_before_the_last_one_fired_is_counted() {
+        // Fire the event at 10; one at 10 again is on time, one at 9 is in the past.
+        let mut q = EventQueue::new();
+        q.schedule(SimTime(10), Event::Sample);
+        q.pop();
+        q.schedule(SimTime(10), Event::Sample);
+        assert_eq!(q.scheduled_in_the_past(), 0);
+        q.schedule(SimTime(9), Event::Sample);
+        assert_eq!(q.scheduled_in_the_past(), 1);
     }
 
     #[test]

@@ -34,6 +34,15 @@ impl SimRng {
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
     }
+    /// A whole number in [0, max]: one draw modulo max + 1 (bias below max / 2^64), or the draw itself when
+    /// max + 1 would not fit a u64 (a jitter of u64::MAX ns overflowed here: found by
+    /// tests/config_fuzz.rs).
+    pub fn up_to(&mut self, max: u64) -> u64 {
+        match max.checked_add(1) {
+            Some(n) => self.next_u64() % n,
+            None => self.next_u64(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -56,6 +65,15 @@ mod tests {
         let c: Vec<u64> = (0..4).map({ let mut r = SimRng::new(8, 1); move |_| r.next_u64() }).collect();
         assert_ne!(a, b);
         assert_ne!(a, c);
+    }
+
+    #[test]
+    fn up_to_is_the_draw_modulo_max_plus_one_and_takes_the_whole_range() {
+        // Same stream, same draw: up_to(9) is that draw mod 10; up_to(u64::MAX) is the draw itself.
+        let draw = SimRng::new(3, 4).next_u64();
+        assert_eq!(SimRng::new(3, 4).up_to(9), draw % 10);
+        assert_eq!(SimRng::new(3, 4).up_to(u64::MAX), draw);
+        assert_eq!(SimRng::new(3, 4).up_to(0), 0);
     }
 
     #[test]

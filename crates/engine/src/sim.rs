@@ -190,7 +190,8 @@ impl Simulation {
                 (Some(d), _) => f.start_ns.saturating_add(d.draw(&mut start_rng)),
                 (None, 0) => f.start_ns,
                 // Modulo bias is below 2^-30 for any jitter under a second: irrelevant, and exact everywhere.
-                (None, j) => f.start_ns + start_rng.next_u64() % (j + 1),
+                // Saturating: a start + jitter past u64::MAX ns is a start never reached (tests/config_fuzz.rs).
+                (None, j) => f.start_ns.saturating_add(start_rng.up_to(j)),
             };
             let stop = match &f.duration_draw_ns {
                 Some(d) => {
@@ -447,21 +448,36 @@ impl Simulation {
     }
 
     /// Packets a hand-off link just transmitted go to their next (unbounded, exclusive) hop now, with
-    /// their future arrival time there.
+    /// their future arrival time there. A next hop that hands off in turn (unbounded links in a row, as
+    /// hosts' access lines over links can be) passes them on at once as well: left in its vector, they
+    /// waited for an event that never came, and were lost, or passed on late into the past ("time went
+    /// backwards"; found by tests/config_fuzz.rs).
     fn pass_on_handed_off(&mut self, link: usize) {
         self.links[link].take_handed_off(&mut self.handed);
         if self.handed.is_empty() {
             return;
         }
         let mut handed = std::mem::take(&mut self.handed);
+        let mut onward: Option<usize> = None;
         for (arrival, mut pkt) in handed.drain(..) {
             let path = &self.flows[(pkt.flow & SLOT_MASK) as usize].paths[pkt.dir as usize];
             let next = pkt.hop as usize + 1;
             debug_assert!(next < path.len(), "a hand-off link is never the last hop");
             pkt.hop = next as u8;
-            self.links[path[next] as usize].enqueue(arrival, pkt, &mut self.events);
+            let next_link = path[next] as usize;
+            self.links[next_link].enqueue(arrival, pkt, &mut self.events);
+            if self.links[next_link].hands_off() {
+                // Drained before the next follower takes packets, so each link's hand-offs stay in order.
+                if onward.is_some_and(|o| o != next_link) {
+                    self.pass_on_handed_off(onward.unwrap());
+                }
+                onward = Some(next_link);
+            }
         }
         self.handed = handed;
+        if let Some(next_link) = onward {
+            self.pass_on_handed_off(next_link);
+        }
     }
 
     /// Put the packets an endpoint just emitted on the first link of their path.
@@ -474,6 +490,8 @@ impl Simulation {
         for pkt in self.out.drain(..) {
             link.enqueue(self.now, pkt, &mut self.events);
         }
+        // A first hop may hand off (an unbounded access line before another): pass its packets on now.
+        self.pass_on_handed_off(first);
     }
 
     /// Lazy timers: one heap event per endpoint; a later deadline is picked up when the event fires.
@@ -886,6 +904,69 @@ impl Simulation {
     pub fn connections_alive(&self) -> usize {
         self.flows[self.static_flows..].iter().filter(|f| !f.retired).count()
     }
+
+    // --- read-only views for the invariant checks (tests/properties.rs) ---------------------------------
+
+    /// Time of the next event waiting, if any: never before `now()`.
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        self.events.peek_time()
+    }
+    /// Events scheduled at a time before the last one fired: 0 unless time went backwards.
+    pub fn events_scheduled_in_the_past(&self) -> u64 {
+        self.events.scheduled_in_the_past()
+    }
+    /// Per flow: data packets sent (retransmissions included), new ones (`snd_nxt`), packets delivered in
+    /// order and packets received (duplicates included).
+    pub fn flow_progress(&self) -> Vec<FlowProgress> {
+        self.flows
+            .iter()
+            .map(|f| FlowProgress {
+                packets_sent: f.sender.counters().packets_sent,
+                new_packets_sent: f.sender.snd_nxt(),
+                delivered: f.receiver.delivered(),
+                received: f.receiver.received(),
+            })
+            .collect()
+    }
+    /// Per reported link (the order of `link_names()`): what waits now, the most that ever waited, and the
+    /// configured queue.
+    pub fn queue_levels(&self) -> Vec<QueueLevel> {
+        self.reported
+            .iter()
+            .map(|&l| {
+                let (link, queue) = (&self.links[l], self.plans[l].queue.as_ref().expect("a reported link has a queue"));
+                QueueLevel {
+                    discipline: queue.discipline.clone(),
+                    packets: link.queue_packets(self.now),
+                    bytes: link.queue_bytes(self.now),
+                    max_packets: link.counters(self.now).max_queue_packets,
+                    limit_packets: queue.limit_packets,
+                    limit_bytes: queue.limit_bytes,
+                }
+            })
+            .collect()
+    }
+}
+
+/// One flow's progress (`Simulation::flow_progress`), in packets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowProgress {
+    pub packets_sent: u64,
+    pub new_packets_sent: u64,
+    pub delivered: u64,
+    pub received: u64,
+}
+
+/// One link's queue (`Simulation::queue_levels`): packets and bytes waiting (the one on the wire excluded),
+/// the most packets that ever waited, and the limits of the config (packets counting the one on the wire).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueLevel {
+    pub discipline: String,
+    pub packets: usize,
+    pub bytes: u64,
+    pub max_packets: usize,
+    pub limit_packets: u64,
+    pub limit_bytes: Option<u64>,
 }
 
 fn push_record(records: &mut ConnectionRecords, flow: &Flow, group: u32, payload: u32) {

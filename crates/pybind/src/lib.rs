@@ -160,6 +160,14 @@ fn source_hash() -> &'static str {
     cclab_engine::SOURCE_HASH
 }
 
+/// Panics inside `guard` on purpose, so that the tests can check that a panic in the engine reaches Python as
+/// a RuntimeError naming what failed, never an abort of the interpreter (tests/test_engine_interface.py).
+/// Not part of the interface.
+#[pyfunction]
+fn _panic_for_tests(message: &str) -> PyResult<()> {
+    guard("a deliberate test panic", || panic!("{message}"))
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
@@ -167,5 +175,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(queues_json, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(source_hash, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }

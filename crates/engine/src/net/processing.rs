@@ -49,7 +49,7 @@ impl ProcessingDelay {
     fn draw(&mut self) -> SimDuration {
         let extra = match self.jitter.0 {
             0 => 0,
-            j => self.rng.next_u64() % (j + 1),
+            j => self.rng.up_to(j),
         };
         self.fixed + SimDuration(extra)
     }

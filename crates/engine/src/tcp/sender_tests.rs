@@ -405,6 +405,7 @@ fn an_ecn_echo_halves_the_window_once_per_window_and_the_next_new_segment_carrie
             rto_min: SimDuration::from_millis(200),
             rwnd: 1 << 30,
             stop: None,
+            segments: None,
             ecn: true,
         },
         Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, 10)),

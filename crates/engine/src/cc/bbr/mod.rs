@@ -586,6 +586,13 @@ impl CongestionControl for Bbr {
     fn ssthresh(&self) -> u32 {
         self.ssthresh
     }
+    /// The `linux-2.6` recovery mode sets cwnd = min_cwnd() at entry, by default ssthresh; BBR keeps none
+    /// (Linux's TCP_INFINITE_SSTHRESH, 2^31 - 1), so the window became 2^31 - 1 (found by
+    /// tests/properties.rs). BBR's own window of the congestion event (packet conservation,
+    /// `on_congestion_event`) is the floor instead.
+    fn min_cwnd(&self) -> u32 {
+        self.cwnd
+    }
     fn pacing_rate_bps(&self) -> Option<u64> {
         Some(self.pacing_rate_bps)
     }

@@ -340,7 +340,8 @@ impl Red {
         let (min_th, max_th) = (min_th_packets * unit, max_th_packets * unit);
         let bottom = if cfg.bottom == 0.0 { (80_000.0 / rate_bps as f64).min(0.01) } else { cfg.bottom };
         let (limit_packets, limit_bytes) = if cfg.queue_in_bytes {
-            (None, Some(limits.bytes.unwrap_or(limits.packets as u64 * mean as u64)))
+            // Saturating: a limit of ~2^64 packets overflowed the product (tests/config_fuzz.rs).
+            (None, Some(limits.bytes.unwrap_or((limits.packets as u64).saturating_mul(mean as u64))))
         } else {
             (Some(limits.packets), limits.bytes)
         };
