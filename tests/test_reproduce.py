@@ -156,23 +156,23 @@ def test_seed001_quick_reproduction_holds_its_quick_findings(tmp_path):
     assert [e.id for e in experiments] == [
         "seed001-figure1", "seed001-figure3", "seed001-figure4a", "seed001-figure4b", "seed001-figure5",
         "seed001-figure6", "seed001-figure7", "seed001-figure8-9", "seed001-figure10", "seed001-figure11",
-        "seed001-figure12", "seed001-figure13", "seed001-figure14"]
+        "seed001-figure12", "seed001-figure13", "seed001-figure14", "seed001-reverse-traffic"]
     result = reproduce(experiments, tmp_path / "store", LocalPool(2), quick=True)
     assert result.sweep_report.failed == 0
     for outcome in result.outcomes:
         assert not outcome.errors, outcome.errors
     quick_claims = [(o.experiment.id, c) for o in result.outcomes
                     for spec, c in zip(o.experiment.spec.claims, o.claims) if spec.quick]
-    assert len(quick_claims) >= 14
+    assert len(quick_claims) >= 19
     failing = [f"{experiment}: {claim.text}: {claim.detail}" for experiment, claim in quick_claims
                if claim.status != "holds"]
     assert not failing, "\n".join(failing)
     page = write_study_report(result, tmp_path / "out")
     for figure in ("figure3.png", "figure4b.png", "figure5.png", "figure8-ctcp.png", "figure9-ctcp.png",
                    "figure10-ctcp.png", "figure11.png", "figure12.png", "figure13a-ctcp.png", "figure13b-ctcp.png",
-                   "figure14-ctcp.png"):
+                   "figure14-ctcp.png", "reverse-traffic.png"):
         assert (tmp_path / "out" / figure).exists(), figure
     text = page.read_text()
-    assert text.count("\n## ") == 13
+    assert text.count("\n## ") == 14
     # A grid's table has a line per cell (18 quick cells of Figure 3) and a column per row.
     assert "| cell | CTCP |" in text and "| bw=100 delay=20 per=1e-07 qsize=0.1 |" in text
