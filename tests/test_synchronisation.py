@@ -58,3 +58,27 @@ def test_engine_columns_split_by_flow():
     columns = {"flow": np.array([0, 0, 2]), "time_ns": np.array([5, 9, 7])}
     split = loss_times_by_flow(columns, [0, 1, 2])
     assert [list(t) for t in split] == [[5, 9], [], [7]]
+
+
+def test_experiment_metric_measures_the_flows_of_one_algorithm():
+    import pandas as pd
+
+    from cclab.measures import MeasureError, measure
+
+    # Flows 0 and 1 run HSTCP, flow 2 NewReno (its losses must not count); a group row is ignored.
+    # HSTCP losses: flow 0 at 1, 11, 21, 31 s, flow 1 at 1.5, 11.5, 21.5, 35 s: gaps 10, 10, 10 and
+    # 10, 10, 13.5 -> means 10 and 11.167 -> 10.583 s; interval 1.0583 s. Over [0, 40 s) flow 0 is in
+    # intervals 0 (1.0 < 1.058), 10, 19, 29; flow 1 in 1, 10, 20, 33: one interval (10) has both; 7 have one
+    # or more. Threshold 0.5 x 2 = 1 flow: 7/7; threshold 1.0 -> 2 flows: 1/7.
+    summary = pd.DataFrame({"flow": [0, 1, 2, None], "cc": ["highspeed", "highspeed", "newreno", None],
+                            "kind": ["flow", "flow", "flow", "group"]})
+    events = pd.DataFrame({"flow": [0] * 4 + [1] * 4 + [2] * 3,
+                           "time_ns": np.array([1, 11, 21, 31, 1.5, 11.5, 21.5, 35, 1.2, 11.2, 21.2]) * S})
+    config = {"run": {"measure_from_ns": 0, "duration_ns": 40 * S}}
+    both = measure("synchronisation", "sum", None, config, summary, lambda: None, cc="highspeed", threshold=1.0,
+                   loss_events=lambda: events)
+    assert both == pytest.approx(1 / 7)
+    assert measure("synchronisation", "sum", None, config, summary, lambda: None, cc="highspeed", threshold=0.5,
+                   loss_events=lambda: events) == 1.0
+    with pytest.raises(MeasureError, match="not stored"):
+        measure("synchronisation", "sum", None, config, summary, lambda: None, threshold=0.5)
