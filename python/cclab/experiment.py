@@ -90,6 +90,7 @@ class MetricSpec(_Spec):
     unit: str = "kbit/s"
     column: Optional[str] = None                         # state: a column of the flow time series (cc_dwnd)
     cc: Optional[str] = None                             # only the flows running this algorithm
+    group: Optional[str] = None                          # only the flows of this [[flows]] group
     # synchronisation: the share of the measured flows that must lose in one measurement interval (seed 003
     # Section III: 0.25 and 0.5 of the high-speed flows)
     threshold: Optional[float] = None

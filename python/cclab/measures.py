@@ -102,7 +102,7 @@ def combine(values: np.ndarray, flows: str | int) -> float:
 
 
 def synchronisation(summary: pd.DataFrame, cc: str | None, threshold: float | None, span: tuple[int, int],
-                    loss_events: Callable[[], pd.DataFrame] | None) -> float:
+                    loss_events: Callable[[], pd.DataFrame] | None, group: str | None = None) -> float:
     """Seed 003's synchronisation ratio over `span` of the scenario's flows running `cc` (all without it):
     intervals with at least ceil(threshold x flows) flows losing over intervals with at least one."""
     from .analysis.synchronisation import (SynchronisationError, loss_times_by_flow, synchronisation_ratio,
@@ -114,6 +114,8 @@ def synchronisation(summary: pd.DataFrame, cc: str | None, threshold: float | No
     flows = summary[summary["kind"] != "group"] if "kind" in summary else summary
     if cc is not None:
         flows = flows[flows["cc"] == cc]
+    if group is not None:
+        flows = flows[flows["group"] == group] if "group" in flows else flows.iloc[0:0]
     chosen = sorted(int(f) for f in flows["flow"])
     if not chosen:
         raise MeasureError(f"no flow runs {cc}" if cc else "no flow to measure")
@@ -130,11 +132,11 @@ def synchronisation(summary: pd.DataFrame, cc: str | None, threshold: float | No
 def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: dict, summary: pd.DataFrame,
             series: Callable[[], pd.DataFrame], column: str | None = None, cc: str | None = None,
             queue: Callable[[], pd.DataFrame] | None = None, threshold: float | None = None,
-            loss_events: Callable[[], pd.DataFrame] | None = None) -> float:
+            loss_events: Callable[[], pd.DataFrame] | None = None, group: str | None = None) -> float:
     """One metric value of one run, in base units (bit/s, a ratio, an index, packets or the column's)."""
     span = window or (config["run"]["measure_from_ns"], config["run"]["duration_ns"])
     if of == "synchronisation":
-        return synchronisation(summary, cc, threshold, span, loss_events)
+        return synchronisation(summary, cc, threshold, span, loss_events, group)
     if "kind" in summary:
         # A run with groups (traffic sources, named [[flows]]) has a row per group after the flows' rows.
         # The groups' connections are not flows of the scenario; with them the link's own utilisation
@@ -148,11 +150,17 @@ def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: d
         return float(_window_samples(queue(), span)["queue_packets"].mean())
     values = (state_means(column, span, summary, series) if of == "state"
               else flow_rates(of, window, config, summary, series))
-    if cc is not None:
+    if cc is not None or group is not None:
         ordered = summary.sort_values("flow")
-        keep = (ordered["cc"] == cc).to_numpy()
-        if not keep.any():
-            raise MeasureError(f"no flow runs {cc}; the run's flows run {', '.join(sorted(set(ordered['cc'])))}")
+        keep = np.ones(len(ordered), dtype=bool)
+        if cc is not None:
+            keep &= (ordered["cc"] == cc).to_numpy()
+            if not keep.any():
+                raise MeasureError(f"no flow runs {cc}; the run's flows run {', '.join(sorted(set(ordered['cc'])))}")
+        if group is not None:
+            keep &= (ordered["group"] == group).to_numpy() if "group" in ordered else False
+            if not keep.any():
+                raise MeasureError(f"no flow is in group {group!r}" + (f" and runs {cc}" if cc else ""))
         values = values[keep]
     if of == "jain":
         return jain_index(values)

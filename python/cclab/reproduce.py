@@ -187,6 +187,7 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
             try:
                 value = measure(metric.of, metric.flows, window, run.run.config, summary, series,
                                 column=metric.column, cc=metric.cc, queue=queue, threshold=metric.threshold,
+                                group=metric.group,
                                 loss_events=loss_events)
             except MeasureError as exc:
                 outcome.errors.append((run.row, run.cell, run.replication, f"{metric.name}: {exc}"))
