@@ -81,7 +81,8 @@ class RowSpec(_Spec):
 class MetricSpec(_Spec):
     name: str
     label: Optional[str] = None
-    of: Literal["delivered_bps", "goodput_bps", "utilisation", "jain", "queue", "state"] = "delivered_bps"
+    of: Literal["delivered_bps", "goodput_bps", "utilisation", "jain", "queue", "state",
+                "synchronisation"] = "delivered_bps"
     # How flows combine: "sum", "mean", "min", "max", "spread" (max - min), "ratio" (flow 0 / flow 1), or
     # one flow by index.
     flows: Union[Literal["sum", "mean", "min", "max", "spread", "ratio"], int] = "sum"
@@ -89,12 +90,21 @@ class MetricSpec(_Spec):
     unit: str = "kbit/s"
     column: Optional[str] = None                         # state: a column of the flow time series (cc_dwnd)
     cc: Optional[str] = None                             # only the flows running this algorithm
+    group: Optional[str] = None                          # only the flows of this [[flows]] group
+    # synchronisation: the share of the measured flows that must lose in one measurement interval (seed 003
+    # Section III: 0.25 and 0.5 of the high-speed flows)
+    threshold: Optional[float] = None
 
     @model_validator(mode="after")
     def _check(self) -> "MetricSpec":
+        if (self.of == "synchronisation") != (self.threshold is not None):
+            raise ValueError("a 'synchronisation' metric needs a threshold (a share of the flows, 0 < t <= 1), "
+                             "and only it takes one")
+        if self.threshold is not None and not 0 < self.threshold <= 1:
+            raise ValueError(f"threshold {self.threshold} is a share of the flows: 0 < threshold <= 1")
         if (self.of == "state") != (self.column is not None):
             raise ValueError("a 'state' metric needs a column of the flow time series, and only it takes one")
-        if self.of in ("queue", "state") and self.unit not in ("", "kbit/s"):
+        if self.of in ("queue", "state", "synchronisation") and self.unit not in ("", "kbit/s"):
             raise ValueError(f"a '{self.of}' metric is in its own unit (packets, seconds...); leave unit out")
         if self.unit not in UNIT_SCALE:
             raise ValueError(f"unit '{self.unit}' is not accepted; use one of {', '.join(map(repr, UNIT_SCALE))}")

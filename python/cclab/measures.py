@@ -3,6 +3,8 @@
 - `delivered_bps`: packets delivered in order to the receiver x packet size (the unit of seed 000's tables:
   199.8 Mbit/s on a 200 Mbit/s link); `goodput_bps`: the same in payload bytes.
 - `utilisation`: delivered bits / bottleneck rate, 1.0 = the link is full.
+- `synchronisation`: seed 003's synchronisation ratio (Section III, `cclab.analysis.synchronisation`) of the
+  flows measured (those running `cc`, or all the scenario's flows), with `threshold` a share of them.
 - `jain`: Jain's fairness index of the flows' delivered rates, (sum g)^2 / (N sum g^2) (Jain, Chiu, Hawe 1984;
   seed 000, Section III-B).
 A metric with a `window` = [t1, t2] is computed from the cumulative `delivered` column of the time series:
@@ -99,22 +101,66 @@ def combine(values: np.ndarray, flows: str | int) -> float:
     return float(reduce(values))
 
 
+def synchronisation(summary: pd.DataFrame, cc: str | None, threshold: float | None, span: tuple[int, int],
+                    loss_events: Callable[[], pd.DataFrame] | None, group: str | None = None) -> float:
+    """Seed 003's synchronisation ratio over `span` of the scenario's flows running `cc` (all without it):
+    intervals with at least ceil(threshold x flows) flows losing over intervals with at least one."""
+    from .analysis.synchronisation import (SynchronisationError, loss_times_by_flow, synchronisation_ratio,
+                                           threshold_flows)
+
+    if loss_events is None:
+        raise MeasureError("the run's loss-event times are not stored (runs stored before they were kept "
+                           "must be computed again)")
+    flows = summary[summary["kind"] != "group"] if "kind" in summary else summary
+    if cc is not None:
+        flows = flows[flows["cc"] == cc]
+    if group is not None:
+        flows = flows[flows["group"] == group] if "group" in flows else flows.iloc[0:0]
+    chosen = sorted(int(f) for f in flows["flow"])
+    if not chosen:
+        raise MeasureError(f"no flow runs {cc}" if cc else "no flow to measure")
+    events = loss_events()
+    columns = {"flow": events["flow"].to_numpy(), "time_ns": events["time_ns"].to_numpy()}
+    try:
+        sync = synchronisation_ratio(loss_times_by_flow(columns, chosen), threshold_flows(threshold, len(chosen)),
+                                     span[0], span[1])
+    except SynchronisationError as exc:
+        raise MeasureError(str(exc)) from None
+    return sync.ratio
+
+
 def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: dict, summary: pd.DataFrame,
             series: Callable[[], pd.DataFrame], column: str | None = None, cc: str | None = None,
-            queue: Callable[[], pd.DataFrame] | None = None) -> float:
+            queue: Callable[[], pd.DataFrame] | None = None, threshold: float | None = None,
+            loss_events: Callable[[], pd.DataFrame] | None = None, group: str | None = None) -> float:
     """One metric value of one run, in base units (bit/s, a ratio, an index, packets or the column's)."""
     span = window or (config["run"]["measure_from_ns"], config["run"]["duration_ns"])
+    if of == "synchronisation":
+        return synchronisation(summary, cc, threshold, span, loss_events, group)
+    if "kind" in summary:
+        # A run with groups (traffic sources, named [[flows]]) has a row per group after the flows' rows.
+        # The groups' connections are not flows of the scenario; with them the link's own utilisation
+        # (every packet forwarded, background traffic included) is the utilisation.
+        if of == "utilisation" and window is None and "bottleneck_utilization" in summary:
+            return float(summary["bottleneck_utilization"].iloc[0])
+        summary = summary[summary["kind"] != "group"]
     if of == "queue":
         if queue is None:
             raise MeasureError("the run's queue series is not available")
         return float(_window_samples(queue(), span)["queue_packets"].mean())
     values = (state_means(column, span, summary, series) if of == "state"
               else flow_rates(of, window, config, summary, series))
-    if cc is not None:
+    if cc is not None or group is not None:
         ordered = summary.sort_values("flow")
-        keep = (ordered["cc"] == cc).to_numpy()
-        if not keep.any():
-            raise MeasureError(f"no flow runs {cc}; the run's flows run {', '.join(sorted(set(ordered['cc'])))}")
+        keep = np.ones(len(ordered), dtype=bool)
+        if cc is not None:
+            keep &= (ordered["cc"] == cc).to_numpy()
+            if not keep.any():
+                raise MeasureError(f"no flow runs {cc}; the run's flows run {', '.join(sorted(set(ordered['cc'])))}")
+        if group is not None:
+            keep &= (ordered["group"] == group).to_numpy() if "group" in ordered else False
+            if not keep.any():
+                raise MeasureError(f"no flow is in group {group!r}" + (f" and runs {cc}" if cc else ""))
         values = values[keep]
     if of == "jain":
         return jain_index(values)

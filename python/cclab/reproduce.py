@@ -24,7 +24,7 @@ from .claims import ClaimResult, check_claim
 from .executors import Executor
 from .experiment import NOT_CHECKED, UNIT_SCALE, Experiment, Plan, plan_experiment
 from .measures import MeasureError, measure
-from .store import FAILURES, QUEUE, SUMMARY, TIMESERIES, StudyStore, results_version
+from .store import FAILURES, LOSS_EVENTS, QUEUE, SUMMARY, TIMESERIES, StudyStore, results_version
 from .sweep import Sweep
 from .sweeper import SweepProgress, SweepReport, run_sweep
 
@@ -175,11 +175,20 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
                 cache["queue"] = pq.read_table(store.path(QUEUE, key), columns=["time_s", "queue_packets"]).to_pandas()
             return cache["queue"]
 
+        def loss_events(key: str = key) -> pd.DataFrame:
+            path = store.path(LOSS_EVENTS, key)
+            if not path.exists():
+                raise MeasureError("the run's loss-event times are not stored; remove the run from the store "
+                                   "to compute it again")
+            return pq.read_table(path, columns=["flow", "time_ns"]).to_pandas()
+
         for metric in plan.experiment.metrics:
             window = plan.window_ns(metric, run.run.config) if metric.window is not None else None
             try:
                 value = measure(metric.of, metric.flows, window, run.run.config, summary, series,
-                                column=metric.column, cc=metric.cc, queue=queue)
+                                column=metric.column, cc=metric.cc, queue=queue, threshold=metric.threshold,
+                                group=metric.group,
+                                loss_events=loss_events)
             except MeasureError as exc:
                 outcome.errors.append((run.row, run.cell, run.replication, f"{metric.name}: {exc}"))
                 continue

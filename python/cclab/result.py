@@ -29,12 +29,16 @@ class Result:
     link_columns: Mapping[str, Any] = field(default_factory=dict)
     # One entry per connection of the [[traffic]] sources with records = true, {column: array}.
     connection_columns: Mapping[str, Any] = field(default_factory=dict)
+    # Start time of every loss event of the scenario's flows, {"flow": array, "time_ns": array}
+    # (sim.loss_events()).
+    loss_event_columns: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_engine(cls, config: dict, summary: dict, series: dict, link_series: dict | None = None,
-                    connection_records: dict | None = None) -> "Result":
+                    connection_records: dict | None = None, loss_events: dict | None = None) -> "Result":
         return cls(config=config, summary=summary, bottleneck=dict(summary.get("bottleneck", {})), series=series,
-                   link_columns=link_series or {}, connection_columns=connection_records or {})
+                   link_columns=link_series or {}, connection_columns=connection_records or {},
+                   loss_event_columns=loss_events or {})
 
     # cached_property stores into the instance __dict__ directly, which a frozen dataclass allows.
     @cached_property
@@ -81,6 +85,25 @@ class Result:
     def link_series(self) -> pd.DataFrame:
         """One row per link with a queue per sample: time_s, link, queue_packets, ..."""
         return _frame(self.link_columns)
+
+    @cached_property
+    def loss_events(self) -> pd.DataFrame:
+        """One row per loss event of the scenario's flows: flow, time_ns (entry into fast recovery, or a
+        timeout outside recovery), ordered by flow then time; the whole run, not only the measurement window."""
+        return _frame(self.loss_event_columns)
+
+    def synchronisation(self, threshold: int, flows: "list[int] | None" = None, start_ns: int | None = None,
+                        end_ns: int | None = None):
+        """Seed 003's synchronisation ratio (Section III, `cclab.analysis.synchronisation`) of the given flows
+        (default: every scenario flow) over [start_ns, end_ns) (default: the measurement window)."""
+        from .analysis.synchronisation import loss_times_by_flow, synchronisation_ratio
+
+        if flows is None:
+            flows = sorted(int(f) for f in self.flows["flow"]) if "flow" in self.flows else []
+        run = self.config["run"]
+        start = run["measure_from_ns"] if start_ns is None else start_ns
+        end = run["duration_ns"] if end_ns is None else end_ns
+        return synchronisation_ratio(loss_times_by_flow(self.loss_event_columns, flows), threshold, start, end)
 
     @property
     def jain_index(self) -> float:

@@ -845,6 +845,11 @@ impl Simulation {
     pub fn flow_series(&self) -> &FlowSeries {
         &self.flow_series
     }
+    /// Start times (ns) of every loss event of each scenario flow, whole run (not only the measurement
+    /// window), in flow order; see `SenderCounters::loss_event_times_ns`.
+    pub fn loss_event_times(&self) -> Vec<&[u64]> {
+        self.flows[..self.static_flows].iter().map(|f| f.sender.counters().loss_event_times_ns.as_slice()).collect()
+    }
     pub fn queue_series(&self) -> &QueueSeries {
         &self.queue_series
     }

@@ -89,6 +89,17 @@ impl Simulation {
         Ok(out)
     }
 
+    /// Loss-event start times of the scenario's flows, one row per event: {"flow": int64, "time_ns": int64},
+    /// ordered by flow then time (seed 003's synchronisation ratio).
+    fn loss_events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let per_flow = self.inner.loss_event_times();
+        let out = PyDict::new_bound(py);
+        let flows = per_flow.iter().enumerate().flat_map(|(i, times)| std::iter::repeat(i as i64).take(times.len()));
+        out.set_item("flow", int64(py, flows))?;
+        out.set_item("time_ns", int64(py, per_flow.iter().flat_map(|t| t.iter().map(|&v| saturating_i64(v)))))?;
+        Ok(out)
+    }
+
     /// Time series: {"flows": {column: numpy array}, "queue": {column: numpy array}}.
     ///
     /// Numbers cross as float64 arrays (one memcpy each) and integers as int64 arrays (one widening pass in

@@ -68,6 +68,10 @@ pub struct SenderCounters {
     pub rtt_sum_ns: u128,
     /// Window reductions in answer to ECN echoes (RFC 3168), outside loss recovery.
     pub ecn_reductions: u64,
+    /// Start time (ns) of each loss event: entry into fast recovery, or a retransmission timeout taken
+    /// outside recovery (a timeout inside an episode continues that episode). Seed 003's synchronisation
+    /// ratio (Section III) needs the times, not only the count; one u64 per event.
+    pub loss_event_times_ns: Vec<u64>,
 }
 
 pub struct Sender {
@@ -333,6 +337,7 @@ impl Sender {
         self.state = CaState::Recovery;
         self.recover = self.sb.snd_nxt() - 1;
         self.counters.loss_events += 1;
+        self.counters.loss_event_times_ns.push(now.0);
         let old_cwnd = self.cc.cwnd();
         self.cc.on_congestion_event(&CongestionEvent {
             now,
@@ -361,6 +366,9 @@ impl Sender {
             return;
         }
         self.counters.timeouts += 1;
+        if self.state == CaState::Open {
+            self.counters.loss_event_times_ns.push(now.0);
+        }
         let first_in_episode = self.state != CaState::Loss;
         self.cc.on_timeout(now, first_in_episode);
         self.state = CaState::Loss;

@@ -407,6 +407,7 @@ fn an_ecn_echo_halves_the_window_once_per_window_and_the_next_new_segment_carrie
             stop: None,
             segments: None,
             ecn: true,
+            segments: None,
         },
         Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, 10)),
     );
@@ -481,4 +482,26 @@ fn a_receiver_echoes_ce_until_it_sees_cwr() {
     r.on_data(ms(5), &data(5, Ecn::Ect, true), &mut out);
     r.on_data(ms(6), &data(6, Ecn::Ect, false), &mut out);
     assert!(!ece(&out), "CWR ends the echo");
+}
+
+#[test]
+fn loss_event_times_record_each_episode_start_once() {
+    // Recovery entered at 100 ms (third SACKed duplicate ACK) is one event; the ACKs after it are not.
+    let mut s = sender(Recovery::Sack, 10);
+    start(&mut s);
+    feed(&mut s, ms(100), ack(0, &[(1, 2)], false));
+    feed(&mut s, ms(100), ack(0, &[(1, 3)], false));
+    feed(&mut s, ms(100), ack(0, &[(1, 4)], false));
+    feed(&mut s, ms(101), ack(0, &[(1, 5)], false));
+    assert_eq!(s.counters().loss_event_times_ns, vec![100_000_000]);
+
+    // IW 2, no answer: the timeout at 1 s (RTO 1 s, no RTT sample) starts an episode from Open; the
+    // backed-off timeout at 3 s continues it, so it adds no event.
+    let mut s = sender(Recovery::Sack, 2);
+    start(&mut s);
+    let mut out = vec![];
+    s.on_timer(ms(1000), &mut out);
+    s.on_timer(ms(3000), &mut out);
+    assert_eq!(s.counters().timeouts, 2);
+    assert_eq!(s.counters().loss_event_times_ns, vec![1_000_000_000]);
 }
