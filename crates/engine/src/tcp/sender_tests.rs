@@ -407,7 +407,6 @@ fn an_ecn_echo_halves_the_window_once_per_window_and_the_next_new_segment_carrie
             stop: None,
             segments: None,
             ecn: true,
-            segments: None,
         },
         Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, 10)),
     );
