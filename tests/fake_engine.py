@@ -88,7 +88,7 @@ class Simulation:
             "measure_from_s": run["measure_from_ns"] / 1e9, "duration_s": run["duration_ns"] / 1e9,
             "now_s": self._now_ns / 1e9, "events": self.events,
             "flows": [{"flow": i, "cc": flow["cc"]["name"], "goodput_bps": share * 1460 / 1500,
-                       "delivered_bps": share, "loss_events": 3, "timeouts": 0, "retransmissions": 30,
+                       "delivered_bps": share, "loss_events": 3, "timeouts": 0, "retransmissions": 30, "ecn_reductions": 0,
                        "packets_sent": 1000, "mean_rtt_s": None if i else 0.11, "final_cwnd": 100}
                       for i, flow in enumerate(flows)],
             "bottleneck": bottleneck,
@@ -124,6 +124,13 @@ class Simulation:
         return {"time_s": [t for t in times for _ in names], "link": names * len(times),
                 "queue_packets": [5, 0] * len(times), "queue_bytes": [7500, 0] * len(times),
                 "drops": [0, 0] * len(times)}
+
+
+    def connection_records(self) -> dict:
+        """No traffic source in the stand-in: every column empty, as the bindings give them without one."""
+        floats, counts = np.array([], dtype=np.float64), np.array([], dtype=np.int64)
+        return {"group": [], "start_s": floats, "end_s": floats, "size_bytes": counts, "bytes": counts,
+                "completion_time_s": floats, "retransmissions": counts, "timeouts": counts}
 
 
 def ints(values) -> np.ndarray:

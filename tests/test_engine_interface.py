@@ -24,7 +24,7 @@ from conftest import EXAMPLE  # noqa: E402
 
 # What the runner, the CLI and the sweeps use of the bindings: everything public.
 MODULE_FUNCTIONS = ["algorithms_json", "queues_json", "source_hash", "version"]
-SIMULATION_METHODS = ["link_series", "run_until", "summary_json", "timeseries"]
+SIMULATION_METHODS = ["connection_records", "link_series", "run_until", "summary_json", "timeseries"]
 SIMULATION_PROPERTIES = ["duration_ns", "events", "now_ns"]
 
 

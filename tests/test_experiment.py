@@ -185,3 +185,141 @@ def test_claims_in_quick_mode_and_without_results(tmp_path):
     marked = ClaimSpec(text="t", metric="total", at_least=0, quick=True)
     assert check_claim(marked, quick, {}).detail == "no finished runs to compare"
     assert check_claim(marked, quick, {("total", 0, 1): 5.0}).status == "holds"
+
+
+# --- grids of configurations (seed 001's 180 cells) ----------------------------------------------------
+
+GRID = """
+id = "toy-grid"
+title = "toy grid"
+scenario = "two.toml"
+[[axes]]
+field = "network.bottleneck.rate"
+values = ["10Mbps", "20Mbps"]
+x = [10, 20]
+label = "bw"
+[[axes]]
+field = "network.bottleneck.loss_rate"
+values = [1e-7, 1e-5, 1e-3]
+x = [1e-7, 1e-5, 1e-3]
+label = "per"
+[[rows]]
+name = "reno"
+cc = "newreno"
+[[figures]]
+kind = "lines"
+metric = "goodput"
+x = "per"
+where = { bw = 10 }
+[[claims]]
+text = "falls with the error rate, at every rate"
+metric = "goodput"
+trend = "decreasing"
+along = "per"
+[quick]
+where = { per = [1e-7, 1e-3] }
+"""
+
+
+def test_axes_make_every_combination_with_its_coordinates(tmp_path):
+    experiment = load_experiment(write(tmp_path, GRID))
+    # The first axis outermost: 2 x 3 cells, each with the overrides of both axes.
+    assert [c.name for c in experiment.cells] == ["bw=10 per=1e-07", "bw=10 per=1e-05", "bw=10 per=0.001",
+                                                  "bw=20 per=1e-07", "bw=20 per=1e-05", "bw=20 per=0.001"]
+    assert experiment.cells[4].set == ['network.bottleneck.rate="20Mbps"', "network.bottleneck.loss_rate=1e-05"]
+    assert experiment.cells[4].coords == {"bw": 20, "per": 1e-5} and experiment.cells[4].x == 20
+    # Coordinates written as 1e-7 and as 1e-07 are the same (relative tolerance 1e-9).
+    assert experiment.select_cells([], {"per": 1e-7}) == [0, 3]
+    assert experiment.select_cells([], {"bw": 20, "per": [1e-5, 0.001]}) == [4, 5]
+    assert experiment.select_cells(["bw=10 per=1e-05"], {"bw": 20}) == []
+    plan = plan_experiment(experiment)
+    assert plan.runs[5].run.config["bottleneck"]["loss_rate"] == 1e-3
+    assert plan.runs[5].run.config["bottleneck"]["rate_bps"] == 20_000_000
+    assert plan_experiment(experiment, quick=True).cells == [0, 2, 3, 5]
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda t: t.replace('where = { bw = 10 }', 'where = { rate = 10 }'),
+     "figures.0.where: 'rate' is not defined; use one of bw, per"),
+    (lambda t: t.replace('where = { per = [1e-7, 1e-3] }', 'where = { per = 1e-4 }'),
+     "quick.where.per: 0.0001 is not on the axis"),
+    (lambda t: t.replace('along = "per"', 'along = "delay"'), "claims.0.along: 'delay' is not defined"),
+    (lambda t: t.replace('trend = "decreasing"', 'at_least = 1'), "claims.0.along: only a trend runs along an axis"),
+    (lambda t: t.replace('x = "per"', 'x = "nope"'), "figures.0.x: 'nope' is not defined"),
+    (lambda t: t.replace('label = "per"', 'label = "bw"'), "axes: the name(s) bw are used twice"),
+])
+def test_bad_grids_name_the_field(tmp_path, edit, message):
+    with pytest.raises(ScenarioError) as caught:
+        load_experiment(write(tmp_path, edit(GRID)))
+    assert message in str(caught.value)
+
+
+@pytest.mark.parametrize("values, status", [
+    # goodput per cell in the grid's order: bw=10 at per 1e-7, 1e-5, 1e-3, then bw=20 likewise.
+    ([9.0, 5.0, 1.0, 19.0, 12.0, 2.0], "holds"),     # falls along per at both rates
+    ([9.0, 5.0, 1.0, 19.0, 25.0, 20.0], "fails"),    # bw=20 ends above where it starts: 19 -> 20
+    ([9.0, 9.5, 1.0, 19.0, 21.0, 2.0], "holds"),     # only the ends of each line count
+])
+def test_a_trend_along_an_axis_is_checked_in_every_line(tmp_path, values, status):
+    plan = plan_experiment(load_experiment(write(tmp_path, GRID)))
+    means = {("goodput", 0, c): v for c, v in enumerate(values)}
+    claim = plan.experiment.spec.claims[0]
+    result = check_claim(claim, plan, means)
+    assert result.status == status, result.detail
+    assert "2 line(s)" in result.detail
+    if status == "fails":
+        assert result.detail.endswith("reno: 19 at bw=20 per=1e-07 -> 20 at bw=20 per=0.001")
+
+
+def test_claims_pick_cells_by_coordinates(tmp_path):
+    plan = plan_experiment(load_experiment(write(tmp_path, GRID)))
+    means = {("goodput", 0, c): v for c, v in enumerate([9.0, 5.0, 1.0, 19.0, 12.0, 2.0])}
+    # At bw = 20 every value is at least 2; at bw = 10 one is 1.
+    at_bw20 = ClaimSpec(text="t", metric="goodput", where={"bw": 20}, at_least=2)
+    at_per3 = ClaimSpec(text="t", metric="goodput", where={"per": 1e-3}, at_least=2)
+    assert check_claim(at_bw20, plan, means).status == "holds"
+    assert check_claim(at_per3, plan, means).status == "fails"
+
+
+# --- metrics of seed 001: queue, algorithm state, ratios, flows of one algorithm ------------------------
+
+STATE_SERIES = pd.DataFrame({
+    "time_s": [1.0, 1.0, 2.0, 2.0, 3.0, 3.0],
+    "flow": [0, 1, 0, 1, 0, 1],
+    "delivered": [100, 50, 300, 60, 400, 100],
+    "cc_base_rtt_s": [0.230, float("nan"), 0.220, 0.250, 0.220, 0.226],
+})
+QUEUE_SERIES = pd.DataFrame({"time_s": [0.5, 1.0, 1.5, 2.0, 2.5, 3.0], "queue_packets": [9, 10, 20, 30, 40, 50]})
+MIXED = pd.DataFrame({"flow": [0, 1], "cc": ["compound", "newreno"], "delivered_bps": [6e6, 2e6],
+                      "goodput_bps": [5.84e6, 1.95e6]})
+
+
+def test_state_and_queue_metrics_average_the_window_samples():
+    series, queue = (lambda: STATE_SERIES), (lambda: QUEUE_SERIES)  # noqa: E731
+    window = (2 * 10**9, 3 * 10**9)
+    # Queue samples at 2.0, 2.5, 3.0 s: (30 + 40 + 50) / 3 = 40 packets.
+    assert measure("queue", "sum", window, CONFIG, MIXED, series, queue=queue) == 40
+    # baseRTT at 2 and 3 s: flow 0 0.220, flow 1 (0.250 + 0.226) / 2 = 0.238; spread 0.018, max 0.238.
+    base_rtt = {"column": "cc_base_rtt_s"}
+    assert measure("state", "spread", window, CONFIG, MIXED, series, **base_rtt) == pytest.approx(0.018)
+    assert measure("state", "max", window, CONFIG, MIXED, series, **base_rtt) == pytest.approx(0.238)
+    # Over 1-3 s flow 1's NaN (no RTT sample yet at 1 s) is left out of its mean: still 0.238.
+    assert measure("state", 1, (10**9, 3 * 10**9), CONFIG, MIXED, series, **base_rtt) == pytest.approx(0.238)
+    with pytest.raises(MeasureError, match="no column 'cc_dwnd'"):
+        measure("state", 0, window, CONFIG, MIXED, series, column="cc_dwnd")
+    with pytest.raises(MeasureError, match="no sample between 4 s and 5 s"):
+        measure("queue", "sum", (4 * 10**9, 5 * 10**9), CONFIG, MIXED, series, queue=queue)
+
+
+def test_ratio_min_max_and_flows_of_one_algorithm():
+    series = lambda: STATE_SERIES  # noqa: E731
+    assert measure("delivered_bps", "ratio", None, CONFIG, MIXED, series) == 3.0     # 6 / 2 Mbit/s
+    assert measure("delivered_bps", "min", None, CONFIG, MIXED, series) == 2e6
+    assert measure("delivered_bps", "spread", None, CONFIG, MIXED, series) == 4e6
+    # Only the NewReno flow: 2 Mbit/s, whether summed or averaged.
+    assert measure("delivered_bps", "mean", None, CONFIG, MIXED, series, cc="newreno") == 2e6
+    assert measure("utilisation", "sum", None, CONFIG, MIXED, series, cc="compound") == 0.6
+    with pytest.raises(MeasureError, match="no flow runs bic; the run's flows run compound, newreno"):
+        measure("delivered_bps", "sum", None, CONFIG, MIXED, series, cc="bic")
+    with pytest.raises(MeasureError, match="needs two flows"):
+        measure("delivered_bps", "ratio", None, CONFIG, MIXED, series, cc="newreno")

@@ -131,3 +131,12 @@ def test_sender_overhead_jitters_departures_but_keeps_their_order():
     assert jittered.summary == again.summary
     assert jittered.summary != plain.summary
     assert (jittered.flows["retransmissions"] <= jittered.flows["loss_events"] * 100).all()
+
+
+def test_ecn_flows_over_an_ecn_queue_are_marked_not_dropped():
+    raw = dumbbell(queue={"discipline": "red", "size": "1bdp", "ecn": True})
+    raw["flows"][0].update(count=4, ecn=True)
+    result = cclab.run(raw)
+    link = result.links.set_index("name").loc["bottleneck"]
+    assert link["ecn_marks"] > 0 and link["early_drops"] < link["ecn_marks"]
+    assert result.flows["ecn_reductions"].sum() > 0

@@ -144,3 +144,53 @@ def test_seed000_quick_reproduction_holds_its_quick_findings(tmp_path):
     for figure in ("figure9.png", "figure10.png", "figure11.png", "figure12.png", "figure13.png"):
         assert (tmp_path / "out" / figure).exists()
     assert page.read_text().count("\n## ") == 6
+
+
+def test_seed001_quick_reproduction_holds_its_quick_findings(tmp_path):
+    """Seed 001 (Compound TCP) in quick mode: 50-100 s runs on the 100 Mbit/s configurations (and a few
+    short 1 Gbit/s and 200 Mbit/s ones). The findings marked `quick = true` follow from how big the queue is
+    against CTCP's gamma = 30 packets, and hold in short runs; the rest are checked on the full runs
+    (docs/reproductions/seed001.md)."""
+    experiments = [load_experiment(path) for name, path in list_experiments().items()
+                   if name.startswith("seed001-")]
+    assert [e.id for e in experiments] == [
+        "seed001-figure1", "seed001-figure3", "seed001-figure4a", "seed001-figure4b", "seed001-figure5",
+        "seed001-figure6", "seed001-figure7", "seed001-figure8-9", "seed001-figure10", "seed001-figure11",
+        "seed001-figure12", "seed001-figure13", "seed001-figure14", "seed001-reverse-traffic"]
+    result = reproduce(experiments, tmp_path / "store", LocalPool(2), quick=True)
+    assert result.sweep_report.failed == 0
+    for outcome in result.outcomes:
+        assert not outcome.errors, outcome.errors
+    quick_claims = [(o.experiment.id, c) for o in result.outcomes
+                    for spec, c in zip(o.experiment.spec.claims, o.claims) if spec.quick]
+    assert len(quick_claims) >= 19
+    failing = [f"{experiment}: {claim.text}: {claim.detail}" for experiment, claim in quick_claims
+               if claim.status != "holds"]
+    assert not failing, "\n".join(failing)
+    page = write_study_report(result, tmp_path / "out")
+    for figure in ("figure3.png", "figure4b.png", "figure5.png", "figure8-ctcp.png", "figure9-ctcp.png",
+                   "figure10-ctcp.png", "figure11.png", "figure12.png", "figure13a-ctcp.png", "figure13b-ctcp.png",
+                   "figure14-ctcp.png", "reverse-traffic.png"):
+        assert (tmp_path / "out" / figure).exists(), figure
+    text = page.read_text()
+    assert text.count("\n## ") == 14
+    # A grid's table has a line per cell (18 quick cells of Figure 3) and a column per row.
+    assert "| cell | CTCP |" in text and "| bw=100 delay=20 per=1e-07 qsize=0.1 |" in text
+
+
+def test_seed003_quick_response_and_rtt_fairness_hold_their_quick_findings(tmp_path):
+    """Seed 003 (BIC) in quick mode, the response-function experiment (one flow, random loss) and Tables 2-3 at
+    100 Mbit/s with the Section II background. Fig. 2 is left out: two of its quick findings fail in 60 s runs
+    (docs/reproductions/seed003.md)."""
+    experiments = [load_experiment(path) for name, path in list_experiments().items()
+                   if name in ("seed003-response", "seed003-table2-3")]
+    result = reproduce(experiments, tmp_path / "store", LocalPool(2), quick=True)
+    assert result.sweep_report.failed == 0
+    for outcome in result.outcomes:
+        assert not outcome.errors, outcome.errors
+    quick_claims = [(o.experiment.id, c) for o in result.outcomes
+                    for spec, c in zip(o.experiment.spec.claims, o.claims) if spec.quick]
+    assert len(quick_claims) == 4
+    failing = [f"{experiment}: {claim.text}: {claim.detail}" for experiment, claim in quick_claims
+               if claim.status != "holds"]
+    assert not failing, "\n".join(failing)

@@ -159,8 +159,9 @@ def test_queue_that_rounds_to_zero_packets(example_dict):
 
 
 @pytest.mark.parametrize("edit, start", [
-    (lambda d: d.update(flows=[]), "scenario error: flows: there are no flows; use at least one [[flows]] table"),
-    (lambda d: d.pop("flows"), "scenario error: flows: missing; this key is required"),
+    (lambda d: d.update(flows=[]), "scenario error: flows: there are no flows; use at least one [[flows]] or [[traffic]] table"),
+    # Without [[flows]] a scenario may still have [[traffic]]; with neither it has no flows.
+    (lambda d: d.pop("flows"), "scenario error: flows: there are no flows; use at least one [[flows]] or [[traffic]] table"),
     (lambda d: d["run"].update(measure_from="2000s"), "scenario error: run.measure_from: 2000 s is not before"),
     (lambda d: d["run"].update(duration="0s"), "scenario error: run.duration: the run lasts no time"),
     (lambda d: d["network"].update(packet_size="1500"), "scenario error: network.packet_size: '1500' is not an integer"),
@@ -178,7 +179,7 @@ def test_queue_that_rounds_to_zero_packets(example_dict):
      "scenario error: flows.0.stop: the flow may stop before it starts; use a stop later than start + start_jitter"),
     (lambda d: d["flows"][0].update(access_delay={"spread": ["1ms"]}), "scenario error: flows.0.access_delay: is not an access delay"),
     (lambda d: d["flows"][0].update(cc={"beta": 0.8}), "scenario error: flows.0.cc.name: the algorithm table has no name"),
-    (lambda d: d.update(extra={}), "scenario error: extra: unknown key 'extra'; use one of network, flows, run"),
+    (lambda d: d.update(extra={}), "scenario error: extra: unknown key 'extra'; use one of network, flows, traffic, run"),
 ])
 def test_other_errors(example_dict, edit, start):
     edit(example_dict)

@@ -19,6 +19,12 @@
 #   timestamps=1       TCP timestamps on the sender (CUBIC 2.1 needs them for delay_min)
 #   window=100000      window_ (= Linux snd_cwnd_clamp) and maxcwnd_, packets
 #   scheduler=Calendar ns-2 event scheduler (Calendar is the ns-2 default and the fastest here)
+#   per=0              packet error rate on the bottleneck R1 -> R2 (data direction): an ErrorModel,
+#                      unit pkt, uniform random variable from the default RNG (seed 001, Table II)
+#   overhead_us=0      Agent/TCP overhead_: a uniform [0, overhead_us] us wait before each packet
+#                      (seed 001: 8 us, against phase effects); 0 sends at once, ns-2's default
+#   progress=0         every this many simulated seconds, print "progress t=... packets_sent_total=..."
+#                      (0: never): a run stopped at a wall-time cap still tells how far it got
 #
 # Output: one line per flow, key=value, e.g.
 #   flow=0 cc=reno goodput_bps=... delivered_bps=... packets_sent=... packets_sent_total=...
@@ -43,7 +49,7 @@ proc usage {msg} {
 array set P {
     cc reno rate_mbps 200 delay_ms 50 buffer 167 access_ms 2.5 access_mbps 2000
     flows 1 duration 2000 measure_from 1000 seed 1 payload 1460 timestamps 1
-    window 100000 scheduler Calendar
+    window 100000 scheduler Calendar per 0 overhead_us 0 progress 0
 }
 foreach arg $argv {
     set kv [split $arg =]
@@ -76,6 +82,7 @@ Agent/TCP set packetSize_ $P(payload)
 Agent/TCP set window_ $P(window)
 Agent/TCP set maxcwnd_ $P(window)
 Agent/TCP set ts_option_size_ 0
+Agent/TCP set overhead_ [expr {$P(overhead_us) * 1e-6}]
 Agent/TCP/Linux set timestamps_ [expr {$P(timestamps) ? "true" : "false"}]
 set wire_bytes [expr {$P(payload) + 40}]
 
@@ -85,6 +92,16 @@ set r2 [$ns node]
 $ns duplex-link $r1 $r2 [expr {$P(rate_mbps) * 1e6}] [expr {$P(delay_ms) * 1e-3}] DropTail
 $ns queue-limit $r1 $r2 $P(buffer)
 $ns queue-limit $r2 $r1 $P(buffer)
+# Random packet errors on the data direction only, as cclab's bottleneck loss_rate. `lossmodel` puts the
+# error model after R1's queue, so an errored packet has used the link's queue but never reaches R2.
+if {$P(per) > 0} {
+    set em [new ErrorModel]
+    $em unit pkt
+    $em set rate_ $P(per)
+    $em ranvar [new RandomVariable/Uniform]
+    $em drop-target [new Agent/Null]
+    $ns lossmodel $em $r1 $r2
+}
 
 # Access links: fast, and with queues big enough never to drop (only the bottleneck drops).
 set access_bps [expr {$P(access_mbps) * 1e6}]
@@ -159,6 +176,16 @@ final_cwnd=%d access_ms=%g" \
 }
 
 for {set t 5} {$t < $P(duration)} {incr t 5} { $ns at $t "sample" }
+proc progress {} {
+    global N tcp ns
+    set sent 0
+    for {set i 0} {$i < $N} {incr i} { incr sent [$tcp($i) set ndatapack_] }
+    puts "progress t=[$ns now] packets_sent_total=$sent"
+    flush stdout
+}
+if {$P(progress) > 0} {
+    for {set k 1} {$k * $P(progress) < $P(duration)} {incr k} { $ns at [expr {$k * $P(progress)}] "progress" }
+}
 $ns at $P(measure_from) "mark"
 $ns at $P(duration) "finish"
 $ns run

@@ -1,6 +1,7 @@
 """The paper's findings as checks over an experiment's measured values (means over replications).
 
-A claim names a metric, the rows and cells it speaks of (default: all that were run) and one test:
+A claim names a metric, the rows and cells it speaks of (default: all that were run; cells by name, by
+their coordinates on a grid's axes with `where`, or both) and one test:
 
 - `at_least = x` / `at_most = x` / `between = [x, y]`: every value is >= x / <= x / in [x, y] (in the
   metric's unit);
@@ -9,7 +10,8 @@ A claim names a metric, the rows and cells it speaks of (default: all that were 
 - `above_metric = "host_b"`: in every (row, cell), the value is above that metric's in the same runs
   (Table II: which host gets the larger share);
 - `trend = "decreasing"` / `"increasing"`: along the cells in order, the last value is below / above the
-  first, for every row.
+  first, for every row; with `along = "per"`, from the lowest to the highest value of that coordinate,
+  separately for every combination of the other coordinates (every row of a grid).
 
 A claim is 'holds', 'fails' (with the values that break it), or 'not checked' (quick mode, unless the claim
 is marked `quick = true`; or none of its rows and cells were run).
@@ -51,7 +53,10 @@ def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], 
     row_index = {r.name: i for i, r in enumerate(spec.rows)}
     cell_index = {c.name: i for i, c in enumerate(spec.cells)}
     rows = [row_index[n] for n in claim.rows] if claim.rows else list(range(len(spec.rows)))
-    cells = [cell_index[n] for n in claim.cells] if claim.cells else list(range(len(spec.cells)))
+    # Named cells keep the claim's order (a trend runs from the first named to the last); `where` filters.
+    picked = set(plan.experiment.select_cells(claim.cells, claim.where))
+    cells = [c for c in ([cell_index[n] for n in claim.cells] if claim.cells else range(len(spec.cells)))
+             if c in picked]
     rows = [r for r in rows if r in plan.rows]
     cells = [c for c in cells if c in plan.cells]
     if plan.quick and not claim.quick:
@@ -68,20 +73,27 @@ def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], 
         return f"{spec.rows[r].name} @ {spec.cells[c].name}"
 
     if claim.trend is not None:
-        if len(cells) < 2:
+        if claim.along is None:
+            lines = [(cells[0], cells[-1])] if len(cells) >= 2 else []
+        else:
+            lines = _ends_along(claim.along, cells, spec.cells)
+        if not lines:
             return ClaimResult(claim.text, "not checked", "a trend needs at least two cells")
-        first, last = cells[0], cells[-1]
         for r in rows:
-            a, b = value(claim.metric, r, first), value(claim.metric, r, last)
-            if a is None or b is None:
-                missing += 1
-                continue
-            compared += 1
-            ok = b < a if claim.trend == "decreasing" else b > a
-            if not ok:
-                broken.append(f"{spec.rows[r].name}: {_fmt(a)} at {spec.cells[first].name} -> {_fmt(b)} at "
-                              f"{spec.cells[last].name}")
-        what = f"{claim.metric} {claim.trend} from {spec.cells[first].name} to {spec.cells[last].name}"
+            for first, last in lines:
+                a, b = value(claim.metric, r, first), value(claim.metric, r, last)
+                if a is None or b is None:
+                    missing += 1
+                    continue
+                compared += 1
+                ok = b < a if claim.trend == "decreasing" else b > a
+                if not ok:
+                    broken.append(f"{spec.rows[r].name}: {_fmt(a)} at {spec.cells[first].name} -> {_fmt(b)} at "
+                                  f"{spec.cells[last].name}")
+        if claim.along is None:
+            what = f"{claim.metric} {claim.trend} from {spec.cells[lines[0][0]].name} to {spec.cells[lines[0][1]].name}"
+        else:
+            what = f"{claim.metric} {claim.trend} along {claim.along} in {len(lines)} line(s)"
     else:
         for r in rows:
             for c in cells:
@@ -124,3 +136,14 @@ def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], 
     if broken:
         return ClaimResult(claim.text, "fails", f"{what}: " + "; ".join(broken) + suffix)
     return ClaimResult(claim.text, "holds", f"{what}: {compared} comparisons{suffix}")
+
+
+def _ends_along(axis: str, cells: list[int], specs: list) -> list[tuple[int, int]]:
+    """(cell at the lowest, cell at the highest value of `axis`) for every combination of the other
+    coordinates among `cells` that has at least two values on the axis."""
+    groups: dict[tuple, list[tuple[float, int]]] = {}
+    for c in cells:
+        coords = specs[c].coords
+        others = tuple(sorted((k, v) for k, v in coords.items() if k != axis))
+        groups.setdefault(others, []).append((coords[axis], c))
+    return [(min(members)[1], max(members)[1]) for members in groups.values() if len(members) >= 2]

@@ -84,7 +84,7 @@ def run_command(file: Path, as_json: bool, overrides: tuple[str, ...], out: Path
 
     show_bar = not (as_json or quiet) and sys.stderr.isatty()
     with _progress_bar(file.name) if show_bar else nullcontext() as progress:
-        result = run_scenario(file, overrides, progress=progress)
+        result = run_scenario(file, overrides, progress=progress, series=out is not None)
     if out is not None:
         result.to_parquet(out)
         if not quiet:

@@ -4,12 +4,14 @@ measured by named metrics and compared with the published numbers and the paper'
 An experiment file (`cclab/studies/<study>/<part>.toml`, package data) names a base scenario and holds:
 
 - `[[cells]]` (name, `set` overrides, optional `x` for line plots) or one `[axis]` that generates them
-  (`field`, `values`, `x`, `label`);
+  (`field`, `values`, `x`, `label`), or several `[[axes]]` whose every combination is a cell (a grid of
+  network configurations: each cell knows its coordinates, which claims, figures and `[quick]` select by);
 - `[[rows]]`: `cc` (one algorithm for every flow, or a list: one per `[[flows]]` entry of the scenario), and
   per metric the paper's values, ns-2.35's, and the tolerances to check them with;
 - `[[metrics]]`: what is measured (see `cclab.measures`); without it, one metric from `metric` and `unit`;
-- `[[figures]]`: `window` (cwnd + queue per cell), `lines` (a metric against the cells' x), `bars`
-  (several metrics per row, a panel per cell);
+- `[[figures]]`: `window` (cwnd + queue per cell), `lines` (a metric against the cells' x, or against one
+  axis of a grid with a line per combination of the others), `bars` (several metrics per row, a panel per
+  cell), `timeseries` (one flow-series column, or throughput or the queue, every flow over time);
 - `[[claims]]`: the paper's findings in words, each a check over the measured values (see `cclab.claims`);
 - `replications` (seeds of each run; start times are randomised by `start_jitter` in the scenario) and a
   `[quick]` table: shorter runs (`time_scale`), fewer cells, rows and replications.
@@ -50,6 +52,7 @@ class CellSpec(_Spec):
     name: str
     set: list[str] = Field(default_factory=list)
     x: Optional[float] = None                 # position on the x axis of line plots
+    coords: dict[str, float] = Field(default_factory=dict)   # axis label -> x, for cells made by [[axes]]
 
 
 class AxisSpec(_Spec):
@@ -61,6 +64,8 @@ class AxisSpec(_Spec):
 
 
 PerMetric = Union[list[float], dict[str, list[float]]]
+# Cells picked by their coordinates: axis label -> the x value(s) kept ({ qsize = 0.5, bw = [100, 200] }).
+Where = dict[str, Union[float, list[float]]]
 
 
 class RowSpec(_Spec):
@@ -76,13 +81,31 @@ class RowSpec(_Spec):
 class MetricSpec(_Spec):
     name: str
     label: Optional[str] = None
-    of: Literal["delivered_bps", "goodput_bps", "utilisation", "jain"] = "delivered_bps"
-    flows: Union[Literal["sum", "mean"], int] = "sum"    # how flows combine, or one flow by index
+    of: Literal["delivered_bps", "goodput_bps", "utilisation", "jain", "queue", "state",
+                "synchronisation"] = "delivered_bps"
+    # How flows combine: "sum", "mean", "min", "max", "spread" (max - min), "ratio" (flow 0 / flow 1), or
+    # one flow by index.
+    flows: Union[Literal["sum", "mean", "min", "max", "spread", "ratio"], int] = "sum"
     window: Optional[list[str]] = None                   # [from, to]; default: the run's measurement window
     unit: str = "kbit/s"
+    column: Optional[str] = None                         # state: a column of the flow time series (cc_dwnd)
+    cc: Optional[str] = None                             # only the flows running this algorithm
+    group: Optional[str] = None                          # only the flows of this [[flows]] group
+    # synchronisation: the share of the measured flows that must lose in one measurement interval (seed 003
+    # Section III: 0.25 and 0.5 of the high-speed flows)
+    threshold: Optional[float] = None
 
     @model_validator(mode="after")
     def _check(self) -> "MetricSpec":
+        if (self.of == "synchronisation") != (self.threshold is not None):
+            raise ValueError("a 'synchronisation' metric needs a threshold (a share of the flows, 0 < t <= 1), "
+                             "and only it takes one")
+        if self.threshold is not None and not 0 < self.threshold <= 1:
+            raise ValueError(f"threshold {self.threshold} is a share of the flows: 0 < threshold <= 1")
+        if (self.of == "state") != (self.column is not None):
+            raise ValueError("a 'state' metric needs a column of the flow time series, and only it takes one")
+        if self.of in ("queue", "state", "synchronisation") and self.unit not in ("", "kbit/s"):
+            raise ValueError(f"a '{self.of}' metric is in its own unit (packets, seconds...); leave unit out")
         if self.unit not in UNIT_SCALE:
             raise ValueError(f"unit '{self.unit}' is not accepted; use one of {', '.join(map(repr, UNIT_SCALE))}")
         if self.window is not None:
@@ -94,18 +117,30 @@ class MetricSpec(_Spec):
         return self
 
     @property
+    def rate(self) -> bool:
+        """Whether the metric is a rate in `unit` (not a ratio, an index, a queue length or a state)."""
+        return self.of in ("delivered_bps", "goodput_bps") and self.flows != "ratio"
+
+    @property
     def title(self) -> str:
-        unit = f" ({self.unit})" if self.of not in ("utilisation", "jain") and self.unit else ""
+        unit = f" ({self.unit})" if self.rate and self.unit else ""
         return (self.label or self.name) + unit
 
 
 class FigureSpec(_Spec):
-    kind: Literal["window", "lines", "bars"]
+    kind: Literal["window", "lines", "bars", "timeseries"]
     file: Optional[str] = None
     title: Optional[str] = None
     metric: Optional[str] = None             # lines
     metrics: list[str] = Field(default_factory=list)   # bars: one bar per metric, per row
     rows: list[str] = Field(default_factory=list)      # default: every row
+    cells: list[str] = Field(default_factory=list)     # default: every cell
+    where: Where = Field(default_factory=dict)         # cells by their coordinates
+    x: Optional[str] = None                  # lines over a grid: the axis along x (default: the first)
+    panels: Optional[str] = None             # lines over a grid: a panel per value of this axis
+    # timeseries: a flow-series column (cwnd, cc_dwnd, cc_base_rtt_s...), "throughput" (Mbit/s per flow
+    # between samples) or "queue" (the bottleneck's, packets)
+    column: Optional[str] = None
 
 
 CLAIM_TESTS = ("at_least", "at_most", "between", "above_row", "below_row", "above_metric", "trend")
@@ -116,6 +151,7 @@ class ClaimSpec(_Spec):
     metric: str
     rows: list[str] = Field(default_factory=list)      # default: every row
     cells: list[str] = Field(default_factory=list)     # default: every cell
+    where: Where = Field(default_factory=dict)         # cells by their coordinates (with `cells`: both)
     at_least: Optional[float] = None          # every value >= this
     at_most: Optional[float] = None           # every value <= this
     between: Optional[list[float]] = None     # every value in [low, high]
@@ -123,6 +159,7 @@ class ClaimSpec(_Spec):
     below_row: Optional[Union[str, list[str]]] = None
     above_metric: Optional[str] = None        # value > the same run's value of that metric
     trend: Optional[Literal["increasing", "decreasing"]] = None   # from the first listed cell to the last
+    along: Optional[str] = None               # trend along this coordinate, in every combination of the others
     quick: bool = False                       # holds in quick mode too (then the test suite checks it)
 
     @model_validator(mode="after")
@@ -143,6 +180,7 @@ class ClaimSpec(_Spec):
 class QuickSpec(_Spec):
     time_scale: float = Field(QUICK_TIME_SCALE, gt=0, le=1)   # durations and metric windows scale by this
     cells: list[str] = Field(default_factory=list)           # default: every cell
+    where: Where = Field(default_factory=dict)               # cells by their coordinates
     rows: list[str] = Field(default_factory=list)            # default: every row
     replications: Optional[int] = Field(None, ge=1)
     set: list[str] = Field(default_factory=list)             # further overrides
@@ -161,6 +199,7 @@ class ExperimentSpec(_Spec):
     seed: int = Field(1, ge=0)
     set: list[str] = Field(default_factory=list)   # overrides applied to every run
     axis: Optional[AxisSpec] = None
+    axes: list[AxisSpec] = Field(default_factory=list)   # a grid: every combination, first axis outermost
     cells: list[CellSpec] = Field(default_factory=list)
     rows: list[RowSpec]
     metrics: list[MetricSpec] = Field(default_factory=list)
@@ -197,6 +236,33 @@ class Experiment:
     def metric(self, name: str) -> MetricSpec:
         return next(m for m in self.spec.metrics if m.name == name)
 
+    @property
+    def axes(self) -> list[AxisSpec]:
+        """The axes the cells were made from: [[axes]], or the one [axis] (empty for [[cells]])."""
+        return self.spec.axes or ([self.spec.axis] if self.spec.axis is not None else [])
+
+    @property
+    def coordinates(self) -> dict[str, list[float]]:
+        """Each coordinate the cells have (an axis label, or a key of [[cells]] `coords`) -> its values, in
+        the order they first appear."""
+        found: dict[str, list[float]] = {}
+        for cell in self.spec.cells:
+            for name, value in cell.coords.items():
+                values = found.setdefault(name, [])
+                if value not in values:
+                    values.append(value)
+        return found
+
+    def select_cells(self, names: list[str], where: "Where") -> list[int]:
+        """Indices of the cells named (all when none are) that also match `where`, in the file's order."""
+        chosen = []
+        for i, cell in enumerate(self.spec.cells):
+            if names and cell.name not in names:
+                continue
+            if all(_close_to_any(cell.coords.get(axis), wanted) for axis, wanted in where.items()):
+                chosen.append(i)
+        return chosen
+
     def row_values(self, row: RowSpec, kind: str, metric: str) -> list[float]:
         """A row's `paper`, `ns2`, `check`... values for one metric ([] when not given)."""
         values = getattr(row, kind)
@@ -209,6 +275,27 @@ def _problem(path: Path, where: str, message: str) -> ScenarioError:
     return ScenarioError(f"{path}: {where}", message)
 
 
+def _close_to_any(value: Optional[float], wanted: Union[float, list[float]]) -> bool:
+    # Coordinates are written by hand in two places (the axis and the claim): 1e-7 must match 1e-07.
+    if value is None:
+        return False
+    values = wanted if isinstance(wanted, list) else [wanted]
+    return any(abs(value - w) <= 1e-9 * max(abs(w), abs(value)) for w in values)
+
+
+def _grid_cells(axes: list[AxisSpec]) -> list[CellSpec]:
+    """Every combination of the axes' values, the first axis outermost; cell names like
+    'bw=100 delay=20 qsize=0.1'; x is the first axis' coordinate."""
+    cells = [CellSpec(name="", set=[], coords={})]
+    for axis in axes:
+        cells = [CellSpec(name=f"{cell.name} {axis.label}={x:g}".strip(),
+                          set=cell.set + [f"{axis.field}={_toml_value(v)}"], coords={**cell.coords, axis.label: x})
+                 for cell in cells for v, x in zip(axis.values, axis.x)]
+    for cell in cells:
+        cell.x = cell.coords[axes[0].label]
+    return cells
+
+
 def load_experiment(path: str | Path) -> Experiment:
     """Read and check an experiment file; every name a claim, figure or quick table uses must exist."""
     path = Path(path)
@@ -216,13 +303,22 @@ def load_experiment(path: str | Path) -> Experiment:
         spec = ExperimentSpec.model_validate(read_toml(path))
     except ValidationError as exc:
         raise scenario_error_from_validation(exc) from None
+    if spec.axis is not None and spec.axes:
+        raise _problem(path, "axes", "is given together with [axis]; use one of them")
+    for where, axes in (("axis", [spec.axis] if spec.axis else []), ("axes", spec.axes)):
+        if axes and spec.cells:
+            raise _problem(path, where, "is given together with [[cells]]; use one of them")
+        for i, axis in enumerate(axes):
+            if len(axis.values) != len(axis.x) or not axis.values:
+                raise _problem(path, where if where == "axis" else f"axes.{i}",
+                               "values and x need the same, non-zero, number of entries")
+    _unique(path, "axes", [a.label for a in spec.axes])
     if spec.axis is not None:
-        if spec.cells:
-            raise _problem(path, "axis", "is given together with [[cells]]; use one of them")
-        if len(spec.axis.values) != len(spec.axis.x) or not spec.axis.values:
-            raise _problem(path, "axis", "values and x need the same, non-zero, number of entries")
-        spec.cells = [CellSpec(name=f"{spec.axis.label}={x:g}", set=[f"{spec.axis.field}={_toml_value(v)}"], x=x)
+        spec.cells = [CellSpec(name=f"{spec.axis.label}={x:g}", set=[f"{spec.axis.field}={_toml_value(v)}"], x=x,
+                               coords={spec.axis.label: x})
                       for v, x in zip(spec.axis.values, spec.axis.x)]
+    elif spec.axes:
+        spec.cells = _grid_cells(spec.axes)
     if not spec.cells:
         raise _problem(path, "cells", "there are no cells; give [[cells]] or an [axis]")
     if not spec.metrics:
@@ -249,22 +345,48 @@ def load_experiment(path: str | Path) -> Experiment:
                 known(f"rows.{r}.{kind}", [metric], metrics)
                 if items and len(items) != len(cells):
                     raise _problem(path, f"rows.{r}.{kind}", f"has {len(items)} values for {len(cells)} cells")
+    experiment = Experiment(spec, path)
+    coordinates = experiment.coordinates
+    labels = list(coordinates)
+
+    def selects(where: str, names: list[str], coords: "Where") -> None:
+        known(f"{where}.cells", names, cells)
+        known(f"{where}.where", list(coords), labels)
+        for axis, wanted in coords.items():
+            values = coordinates[axis]
+            for w in wanted if isinstance(wanted, list) else [wanted]:
+                if not _close_to_any(w, values):
+                    raise _problem(path, f"{where}.where.{axis}", f"{w:g} is not on the axis; use one of "
+                                                                  + ", ".join(f"{v:g}" for v in values))
+        if (names or coords) and not experiment.select_cells(names, coords):
+            raise _problem(path, where, "selects no cell")
+
     for i, figure in enumerate(spec.figures):
         known(f"figures.{i}.metric", [figure.metric] if figure.metric else [], metrics)
         known(f"figures.{i}.metrics", figure.metrics, metrics)
         known(f"figures.{i}.rows", figure.rows, rows)
-        if figure.kind == "lines" and (figure.metric is None or any(c.x is None for c in spec.cells)):
-            raise _problem(path, f"figures.{i}", "a lines figure needs a metric and an x for every cell")
+        selects(f"figures.{i}", figure.cells, figure.where)
+        known(f"figures.{i}.x", [figure.x] if figure.x else [], labels)
+        known(f"figures.{i}.panels", [figure.panels] if figure.panels else [], labels)
+        no_x = figure.x is None and any(c.x is None for c in spec.cells)
+        if figure.kind == "lines" and (figure.metric is None or no_x):
+            raise _problem(path, f"figures.{i}", "a lines figure needs a metric and an x for every cell "
+                                                 "(or a coordinate of the cells as its x)")
         if figure.kind == "bars" and not figure.metrics:
             raise _problem(path, f"figures.{i}", "a bars figure needs metrics")
+        if (figure.kind == "timeseries") != (figure.column is not None):
+            raise _problem(path, f"figures.{i}", "a timeseries figure needs a column, and only it takes one")
     for i, claim in enumerate(spec.claims):
+        known(f"claims.{i}.along", [claim.along] if claim.along else [], labels)
+        if claim.along is not None and claim.trend is None:
+            raise _problem(path, f"claims.{i}.along", "only a trend runs along an axis")
         known(f"claims.{i}.metric", [claim.metric], metrics)
         known(f"claims.{i}.rows", claim.rows + claim.other_rows, rows)
-        known(f"claims.{i}.cells", claim.cells, cells)
+        selects(f"claims.{i}", claim.cells, claim.where)
         known(f"claims.{i}.above_metric", [claim.above_metric] if claim.above_metric else [], metrics)
-    known("quick.cells", spec.quick.cells, cells)
+    selects("quick", spec.quick.cells, spec.quick.where)
     known("quick.rows", spec.quick.rows, rows)
-    return Experiment(spec, path)
+    return experiment
 
 
 def _unique(path: Path, where: str, names: list[str]) -> None:
@@ -321,7 +443,7 @@ def plan_experiment(experiment: Experiment, quick: bool = False) -> Plan:
     spec = experiment.spec
     quick_spec = spec.quick
     rows = [i for i, r in enumerate(spec.rows) if not (quick and quick_spec.rows) or r.name in quick_spec.rows]
-    cells = [i for i, c in enumerate(spec.cells) if not (quick and quick_spec.cells) or c.name in quick_spec.cells]
+    cells = experiment.select_cells(quick_spec.cells, quick_spec.where) if quick else list(range(len(spec.cells)))
     replications = min(quick_spec.replications or spec.replications, spec.replications) if quick else spec.replications
     time_scale = quick_spec.time_scale if quick else 1.0
     plan = Plan(experiment, quick, rows, cells, replications, time_scale)

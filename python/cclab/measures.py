@@ -3,6 +3,8 @@
 - `delivered_bps`: packets delivered in order to the receiver x packet size (the unit of seed 000's tables:
   199.8 Mbit/s on a 200 Mbit/s link); `goodput_bps`: the same in payload bytes.
 - `utilisation`: delivered bits / bottleneck rate, 1.0 = the link is full.
+- `synchronisation`: seed 003's synchronisation ratio (Section III, `cclab.analysis.synchronisation`) of the
+  flows measured (those running `cc`, or all the scenario's flows), with `threshold` a share of them.
 - `jain`: Jain's fairness index of the flows' delivered rates, (sum g)^2 / (N sum g^2) (Jain, Chiu, Hawe 1984;
   seed 000, Section III-B).
 A metric with a `window` = [t1, t2] is computed from the cumulative `delivered` column of the time series:
@@ -60,18 +62,108 @@ def jain_index(rates: np.ndarray) -> float:
     return float(np.sum(rates)) ** 2 / (len(rates) * total_sq)
 
 
+def _window_samples(data: pd.DataFrame, window: tuple[int, int]) -> pd.DataFrame:
+    """Samples at times t with window[0] <= t <= window[1] (1 µs slack: times are float seconds)."""
+    t_ns = data["time_s"].to_numpy() * 1e9
+    inside = data[(t_ns >= window[0] - 1e3) & (t_ns <= window[1] + 1e3)]
+    if inside.empty:
+        raise MeasureError(f"no sample between {window[0] / 1e9:g} s and {window[1] / 1e9:g} s")
+    return inside
+
+
+def state_means(column: str, window: tuple[int, int], summary: pd.DataFrame,
+                series: Callable[[], pd.DataFrame]) -> np.ndarray:
+    """Each flow's mean of a time-series column over the window, in flow order (NaN samples, such as a
+    baseRTT before the first ACK, are left out)."""
+    data = series()
+    if column not in data:
+        accepted = ", ".join(c for c in data.columns if c not in ("time_s", "flow"))
+        raise MeasureError(f"the time series has no column {column!r}; it has {accepted}")
+    inside = _window_samples(data, window)
+    means = inside.groupby("flow")[column].mean()
+    return np.array([means.get(flow, np.nan) for flow in sorted(summary["flow"])], dtype=float)
+
+
+def combine(values: np.ndarray, flows: str | int) -> float:
+    """Per-flow values (in flow order) to one number."""
+    if isinstance(flows, int):
+        if not 0 <= flows < len(values):
+            raise MeasureError(f"flow {flows} does not exist; the run has flows 0 to {len(values) - 1}")
+        return float(values[flows])
+    if len(values) == 0:
+        raise MeasureError("no flow to measure")
+    if flows == "ratio":
+        if len(values) != 2:
+            raise MeasureError(f"a ratio is flow 0 over flow 1, and needs two flows (there are {len(values)})")
+        return float(values[0] / values[1]) if values[1] else float("inf")
+    reduce = {"sum": np.sum, "mean": np.mean, "min": np.min, "max": np.max,
+              "spread": lambda v: np.max(v) - np.min(v)}[flows]
+    return float(reduce(values))
+
+
+def synchronisation(summary: pd.DataFrame, cc: str | None, threshold: float | None, span: tuple[int, int],
+                    loss_events: Callable[[], pd.DataFrame] | None, group: str | None = None) -> float:
+    """Seed 003's synchronisation ratio over `span` of the scenario's flows running `cc` (all without it):
+    intervals with at least ceil(threshold x flows) flows losing over intervals with at least one."""
+    from .analysis.synchronisation import (SynchronisationError, loss_times_by_flow, synchronisation_ratio,
+                                           threshold_flows)
+
+    if loss_events is None:
+        raise MeasureError("the run's loss-event times are not stored (runs stored before they were kept "
+                           "must be computed again)")
+    flows = summary[summary["kind"] != "group"] if "kind" in summary else summary
+    if cc is not None:
+        flows = flows[flows["cc"] == cc]
+    if group is not None:
+        flows = flows[flows["group"] == group] if "group" in flows else flows.iloc[0:0]
+    chosen = sorted(int(f) for f in flows["flow"])
+    if not chosen:
+        raise MeasureError(f"no flow runs {cc}" if cc else "no flow to measure")
+    events = loss_events()
+    columns = {"flow": events["flow"].to_numpy(), "time_ns": events["time_ns"].to_numpy()}
+    try:
+        sync = synchronisation_ratio(loss_times_by_flow(columns, chosen), threshold_flows(threshold, len(chosen)),
+                                     span[0], span[1])
+    except SynchronisationError as exc:
+        raise MeasureError(str(exc)) from None
+    return sync.ratio
+
+
 def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: dict, summary: pd.DataFrame,
-            series: Callable[[], pd.DataFrame]) -> float:
-    """One metric value of one run, in base units (bit/s, a ratio or an index)."""
-    rates = flow_rates(of, window, config, summary, series)
+            series: Callable[[], pd.DataFrame], column: str | None = None, cc: str | None = None,
+            queue: Callable[[], pd.DataFrame] | None = None, threshold: float | None = None,
+            loss_events: Callable[[], pd.DataFrame] | None = None, group: str | None = None) -> float:
+    """One metric value of one run, in base units (bit/s, a ratio, an index, packets or the column's)."""
+    span = window or (config["run"]["measure_from_ns"], config["run"]["duration_ns"])
+    if of == "synchronisation":
+        return synchronisation(summary, cc, threshold, span, loss_events, group)
+    if "kind" in summary:
+        # A run with groups (traffic sources, named [[flows]]) has a row per group after the flows' rows.
+        # The groups' connections are not flows of the scenario; with them the link's own utilisation
+        # (every packet forwarded, background traffic included) is the utilisation.
+        if of == "utilisation" and window is None and "bottleneck_utilization" in summary:
+            return float(summary["bottleneck_utilization"].iloc[0])
+        summary = summary[summary["kind"] != "group"]
+    if of == "queue":
+        if queue is None:
+            raise MeasureError("the run's queue series is not available")
+        return float(_window_samples(queue(), span)["queue_packets"].mean())
+    values = (state_means(column, span, summary, series) if of == "state"
+              else flow_rates(of, window, config, summary, series))
+    if cc is not None or group is not None:
+        ordered = summary.sort_values("flow")
+        keep = np.ones(len(ordered), dtype=bool)
+        if cc is not None:
+            keep &= (ordered["cc"] == cc).to_numpy()
+            if not keep.any():
+                raise MeasureError(f"no flow runs {cc}; the run's flows run {', '.join(sorted(set(ordered['cc'])))}")
+        if group is not None:
+            keep &= (ordered["group"] == group).to_numpy() if "group" in ordered else False
+            if not keep.any():
+                raise MeasureError(f"no flow is in group {group!r}" + (f" and runs {cc}" if cc else ""))
+        values = values[keep]
     if of == "jain":
-        return jain_index(rates)
+        return jain_index(values)
     if of == "utilisation":
-        return float(np.sum(rates)) / config["bottleneck"]["rate_bps"]
-    if flows == "sum":
-        return float(np.sum(rates))
-    if flows == "mean":
-        return float(np.mean(rates))
-    if not 0 <= flows < len(rates):
-        raise MeasureError(f"flow {flows} does not exist; the run has flows 0 to {len(rates) - 1}")
-    return float(rates[flows])
+        return float(np.sum(values)) / config["bottleneck"]["rate_bps"]
+    return combine(values, flows)

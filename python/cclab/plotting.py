@@ -63,20 +63,67 @@ def window_figure(path: Path, title: str, algorithm: str, panels: list[tuple[str
     return path
 
 
+# Line styles for several lines of one algorithm (a grid's other axes: one line per delay, say).
+LINE_STYLES = ("-", "--", ":", "-.")
+
+
 def lines_figure(path: Path, title: str, xlabel: str, ylabel: str,
-                 lines: list[tuple[str, str, list[float], list[float], list[float]]]) -> Path:
-    """One line per row against the cells' x (seed 000, Figures 9-12): (label, algorithm, x, mean, std);
-    error bars show the spread over replications when there are several."""
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for label, algorithm, x, mean, std in lines:
-        s = style(algorithm)
-        ax.errorbar(x, mean, yerr=std if any(std) else None, color=s["color"], marker=s["marker"], ms=5, lw=1.2,
-                    capsize=2, label=label, mec="black" if algorithm == "westwood" else s["color"], mew=0.5)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
-    ax.grid(True, color="0.9", lw=0.6)
-    ax.legend(fontsize=8, frameon=False, ncol=2)
+                 panels: list[tuple[str, list[tuple[str, str, list[float], list[float], list[float], int]]]],
+                 log_x: bool = False, log_y: bool = False) -> Path:
+    """Lines against x, a panel per entry (seed 000, Figures 9-12; seed 001, Figure 3 has a panel per
+    buffer size). A line is (label, algorithm, x, mean, std, variant): colour and marker from the
+    algorithm, the line style from `variant` (which of several lines of one algorithm it is); error bars
+    show the spread over replications when there are several."""
+    n = len(panels)
+    fig, axes = plt.subplots(1, n, figsize=(6.4 if n == 1 else 4.6 * n, 4.2), squeeze=False, sharey=True)
+    for ax, (name, lines) in zip(axes.flat, panels):
+        for label, algorithm, x, mean, std, variant in lines:
+            s = style(algorithm)
+            ax.errorbar(x, mean, yerr=std if any(std) else None, color=s["color"], marker=s["marker"], ms=5, lw=1.2,
+                        ls=LINE_STYLES[variant % len(LINE_STYLES)], capsize=2, label=label,
+                        mec="black" if algorithm == "westwood" else s["color"], mew=0.5)
+        if log_x:
+            ax.set_xscale("log")
+        if log_y:
+            ax.set_yscale("log")
+        ax.set_xlabel(xlabel)
+        if name:
+            ax.set_title(name, fontsize=10)
+        ax.grid(True, color="0.9", lw=0.6)
+        ax.legend(fontsize=7 if n > 1 else 8, frameon=False, ncol=2 if n == 1 else 1)
+    axes.flat[0].set_ylabel(ylabel)
+    if n == 1:
+        axes.flat[0].set_title(title, fontsize=10)
+    else:
+        fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def timeseries_figure(path: Path, title: str, ylabel: str,
+                      panels: list[tuple[str, list[tuple[str, list[float], list[float]]]]]) -> Path:
+    """One quantity of every flow over time, a panel per cell (seed 001, Figures 8-10, 13 and 14): a line
+    per (label, time_s, values). The flows of one run share an algorithm, so they take colours in turn."""
+    n = len(panels)
+    cols = 2 if n > 1 else 1
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(6.4 * cols, 3.6 * rows), squeeze=False)
+    colours = plt.get_cmap("tab20" if max((len(lines) for _, lines in panels), default=0) > 10 else "tab10")
+    for ax, (name, lines) in zip(axes.flat, panels):
+        for i, (label, time_s, values) in enumerate(lines):
+            ax.plot(time_s, values, lw=0.8, color=colours(i % colours.N), label=label)
+        ax.set_title(name, fontsize=10)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel(ylabel)
+        ax.grid(True, color="0.9", lw=0.6)
+        if 1 < len(lines) <= 16:
+            ax.legend(fontsize=6, frameon=False, ncol=2 if len(lines) > 4 else 1)
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)

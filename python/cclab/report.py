@@ -26,14 +26,19 @@ def summary_tables(result: Result, title: str) -> Group:
     summary = result.summary
     flows = Table(title=f"{title}: measured from {summary.get('measure_from_s', 0):g} s "
                         f"to {summary.get('duration_s', 0):g} s", title_justify="left")
-    for heading in ("flow", "algorithm", "goodput Mbit/s", "delivered Mbit/s", "loss events", "timeouts",
-                    "retransmissions"):
+    # Finite transfers and flows with drawn start/stop carry their life (start, end, completion time).
+    lives = any("start_s" in flow for flow in summary.get("flows", []))
+    headings = ["flow", "algorithm", "goodput Mbit/s", "delivered Mbit/s", "loss events", "timeouts",
+                "retransmissions"] + (["start s", "end s", "completion s"] if lives else [])
+    for heading in headings:
         flows.add_column(heading, justify="left" if heading == "algorithm" else "right")
     for flow in summary.get("flows", []):
+        life = [_number(flow.get("start_s"), digits=3), _number(flow.get("end_s"), digits=3),
+                _number(flow.get("completion_time_s"), digits=4)] if lives else []
         flows.add_row(str(flow.get("flow", "")), str(flow.get("cc", "")),
                       _number(flow.get("goodput_bps"), MBIT), _number(flow.get("delivered_bps"), MBIT),
                       _number(flow.get("loss_events")), _number(flow.get("timeouts")),
-                      _number(flow.get("retransmissions")))
+                      _number(flow.get("retransmissions")), *life)
 
     bottleneck = result.bottleneck
     link = Table(title="bottleneck", title_justify="left", show_header=False)
@@ -49,7 +54,27 @@ def summary_tables(result: Result, title: str) -> Group:
     links = summary.get("links") or []
     if len(links) > 2 or any(entry.get("name") not in ("bottleneck", "bottleneck.reverse") for entry in links):
         tables.append(links_table(links))
+    if summary.get("groups"):
+        tables.append(groups_table(summary["groups"]))
     return Group(*tables)
+
+
+def groups_table(groups: list[dict]) -> Table:
+    """Flows by group: what each carried in the window and how fast its transfers completed."""
+    table = Table(title="groups", title_justify="left")
+    for heading in ("group", "created", "completed", "stopped", "alive", "goodput Mbit/s", "share %", "p50 s", "p90 s",
+                    "p99 s"):
+        table.add_column(heading, justify="left" if heading == "group" else "right")
+    for g in groups:
+        share = g.get("share_of_capacity")
+        table.add_row(str(g.get("group", "")), _number(g.get("flows_created")), _number(g.get("flows_completed")),
+                      _number(g.get("flows_stopped")), _number(g.get("flows_alive")),
+                      _number(g.get("goodput_bps"), MBIT),
+                      "-" if share is None else f"{100 * share:.1f}",
+                      _number(g.get("completion_time_p50_s"), digits=3),
+                      _number(g.get("completion_time_p90_s"), digits=3),
+                      _number(g.get("completion_time_p99_s"), digits=3))
+    return table
 
 
 def links_table(links: list[dict]) -> Table:

@@ -24,7 +24,7 @@ from .claims import ClaimResult, check_claim
 from .executors import Executor
 from .experiment import NOT_CHECKED, UNIT_SCALE, Experiment, Plan, plan_experiment
 from .measures import MeasureError, measure
-from .store import FAILURES, QUEUE, SUMMARY, TIMESERIES, StudyStore, results_version
+from .store import FAILURES, LOSS_EVENTS, QUEUE, SUMMARY, TIMESERIES, StudyStore, results_version
 from .sweep import Sweep
 from .sweeper import SweepProgress, SweepReport, run_sweep
 
@@ -152,6 +152,8 @@ def reproduce(experiments: list[Experiment], store_root: Path, executor: Executo
 def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
     outcome = ExperimentOutcome(plan, store)
     collected: dict[tuple[str, int, int], list[float]] = defaultdict(list)
+    # Only the series columns some metric reads: a run may have millions of samples.
+    series_columns = ["time_s", "flow", "delivered"] + sorted({m.column for m in plan.experiment.metrics if m.column})
     for run in plan.runs:
         key = run.run.key
         summary_path = store.path(SUMMARY, key)
@@ -165,18 +167,32 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
 
         def series(key: str = key) -> pd.DataFrame:
             if "flows" not in cache:
-                cache["flows"] = pq.read_table(store.path(TIMESERIES, key),
-                                               columns=["time_s", "flow", "delivered"]).to_pandas()
+                cache["flows"] = pq.read_table(store.path(TIMESERIES, key), columns=series_columns).to_pandas()
             return cache["flows"]
+
+        def queue(key: str = key) -> pd.DataFrame:
+            if "queue" not in cache:
+                cache["queue"] = pq.read_table(store.path(QUEUE, key), columns=["time_s", "queue_packets"]).to_pandas()
+            return cache["queue"]
+
+        def loss_events(key: str = key) -> pd.DataFrame:
+            path = store.path(LOSS_EVENTS, key)
+            if not path.exists():
+                raise MeasureError("the run's loss-event times are not stored; remove the run from the store "
+                                   "to compute it again")
+            return pq.read_table(path, columns=["flow", "time_ns"]).to_pandas()
 
         for metric in plan.experiment.metrics:
             window = plan.window_ns(metric, run.run.config) if metric.window is not None else None
             try:
-                value = measure(metric.of, metric.flows, window, run.run.config, summary, series)
+                value = measure(metric.of, metric.flows, window, run.run.config, summary, series,
+                                column=metric.column, cc=metric.cc, queue=queue, threshold=metric.threshold,
+                                group=metric.group,
+                                loss_events=loss_events)
             except MeasureError as exc:
                 outcome.errors.append((run.row, run.cell, run.replication, f"{metric.name}: {exc}"))
                 continue
-            if metric.of not in ("utilisation", "jain"):
+            if metric.rate:
                 value *= UNIT_SCALE[metric.unit]
             if not math.isnan(value):
                 collected[(metric.name, run.row, run.cell)].append(value)

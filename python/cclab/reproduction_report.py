@@ -12,13 +12,17 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
+import numpy as np
 from rich.console import Group
 from rich.table import Table
 
 from .experiment import MetricSpec, RowSpec
-from .plotting import bars_figure, lines_figure, window_figure
+from .plotting import bars_figure, lines_figure, timeseries_figure, window_figure
 from .reproduce import ExperimentOutcome, Reproduction, Stats
 
+# With more cells than this, a metric's table has a line per cell and a column per row (a grid of 180
+# network configurations does not fit across a page).
+WIDE = 8
 QUICK_NOTE = ("quick mode: shorter runs, fewer points and seeds; the numbers are not comparable to the "
               "paper's and only the findings marked for quick mode are checked")
 CLAIM_MARK = {"holds": "holds", "fails": "FAILS", "not checked": "not checked"}
@@ -39,6 +43,8 @@ def _number(value: Optional[float], metric: MetricSpec) -> str:
         return "-"
     if metric.of in ("utilisation", "jain"):
         return f"{value:.3f}"
+    if not metric.rate:          # a ratio, packets of queue, a state such as a baseRTT in seconds
+        return f"{value:,.4g}"
     return f"{value:,.1f}"
 
 
@@ -81,12 +87,11 @@ def terminal_view(outcome: ExperimentOutcome) -> Group:
     for metric in outcome.experiment.metrics:
         table = Table(title=f"{spec.title}: {metric.title}" + (" (quick)" if outcome.plan.quick else ""),
                       title_justify="left")
-        table.add_column("row")
-        for c in outcome.plan.cells:
-            table.add_column(spec.cells[c].name, justify="right")
-        for r in outcome.plan.rows:
-            table.add_row(spec.rows[r].name, *[cell_text(outcome, metric, r, c, markdown=False)
-                                               for c in outcome.plan.cells])
+        header, lines = _table(outcome, metric, markdown=False)
+        for i, name in enumerate(header):
+            table.add_column(name, justify="left" if i == 0 else "right")
+        for line in lines:
+            table.add_row(*line)
         parts.append(table)
     if outcome.claims:
         claims = Table(title="the paper's findings", title_justify="left", show_lines=False)
@@ -99,6 +104,19 @@ def terminal_view(outcome: ExperimentOutcome) -> Group:
     for row, cell, replication, why in outcome.errors[:5]:
         parts.append(f"[red]run {spec.rows[row].name} / {spec.cells[cell].name} / seed #{replication} failed:[/] {why}")
     return Group(*parts)
+
+
+def _table(outcome: ExperimentOutcome, metric: MetricSpec, markdown: bool) -> tuple[list[str], list[list[str]]]:
+    """A metric's table: a line per row and a column per cell, or the other way round when the cells are
+    many (WIDE)."""
+    spec, plan = outcome.experiment.spec, outcome.plan
+    if len(plan.cells) > WIDE:
+        header = ["cell"] + [spec.rows[r].name for r in plan.rows]
+        return header, [[spec.cells[c].name] + [cell_text(outcome, metric, r, c, markdown) for r in plan.rows]
+                        for c in plan.cells]
+    header = ["row"] + [spec.cells[c].name for c in plan.cells]
+    return header, [[spec.rows[r].name] + [cell_text(outcome, metric, r, c, markdown) for c in plan.cells]
+                    for r in plan.rows]
 
 
 # --- the Markdown page -------------------------------------------------------------------------------
@@ -114,11 +132,10 @@ def _experiment_markdown(outcome: ExperimentOutcome, out_dir: Path) -> list[str]
               (f", durations x {outcome.plan.time_scale:g}" if outcome.plan.time_scale != 1 else "") + ".", ""]
     for metric in outcome.experiment.metrics:
         lines += [f"**{metric.title}**", ""]
-        lines.append("| row | " + " | ".join(spec.cells[c].name for c in outcome.plan.cells) + " |")
-        lines.append("|---|" + "---:|" * len(outcome.plan.cells))
-        for r in outcome.plan.rows:
-            lines.append(f"| {spec.rows[r].name} | " + " | ".join(
-                cell_text(outcome, metric, r, c, markdown=True) for c in outcome.plan.cells) + " |")
+        header, body = _table(outcome, metric, markdown=True)
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|---|" + "---:|" * (len(header) - 1))
+        lines += ["| " + " | ".join(line) + " |" for line in body]
         lines.append("")
     if outcome.claims:
         lines += ["**The paper's findings**", "", "| finding | cclab | detail |", "|---|---|---|"]
@@ -136,12 +153,14 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
     lines = []
     for index, figure in enumerate(spec.figures):
         rows = [r for r in outcome.plan.rows if not figure.rows or spec.rows[r].name in figure.rows]
+        chosen = set(experiment.select_cells(figure.cells, figure.where))
+        cells = [c for c in outcome.plan.cells if c in chosen]
         base = figure.file or f"{spec.id}-{figure.kind}-{index}"
         title = figure.title or spec.title
         if figure.kind == "window":
             for r in rows:
                 panels = []
-                for c in outcome.plan.cells:
+                for c in cells:
                     found = outcome.series(r, c)
                     if found is not None:
                         panels.append((spec.cells[c].name, _window_panel(*found)))
@@ -152,21 +171,20 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
                     lines += [f"![{spec.rows[r].name}]({name})", ""]
         elif figure.kind == "lines":
             metric = experiment.metric(figure.metric)
-            series = []
-            for r in rows:
-                points = [(spec.cells[c].x, outcome.stats(metric.name, r, c)) for c in outcome.plan.cells]
-                points = [(x, s) for x, s in points if s is not None]
-                if points:
-                    series.append((spec.rows[r].name, row_algorithm(spec.rows[r]), [x for x, _ in points],
-                                   [s.mean for _, s in points], [s.std for _, s in points]))
-            xlabel = spec.axis.label if spec.axis else "x"
             name = f"{base}.png"
-            lines_figure(out_dir / name, title, xlabel, metric.title, series)
+            xlabel, panels = _line_panels(outcome, figure, rows, cells)
+            # A coordinate over three decades or more (a packet error rate) goes on a log scale.
+            values = experiment.coordinates.get(xlabel, [])
+            log_x = bool(values) and min(values) > 0 and max(values) / min(values) >= 1000
+            # So do values over two decades or more (seed 001's throughput ratios, 1 to 500).
+            means = [m for _, lines_ in panels for line in lines_ for m in line[3] if m == m]
+            log_y = bool(means) and min(means) > 0 and max(means) / min(means) >= 100
+            lines_figure(out_dir / name, title, xlabel, metric.title, panels, log_x=log_x, log_y=log_y)
             lines += [f"![{title}]({name})", ""]
         elif figure.kind == "bars":
             metrics = [experiment.metric(m) for m in figure.metrics]
             panels = []
-            for c in outcome.plan.cells:
+            for c in cells:
                 groups = []
                 for r in rows:
                     stats = [outcome.stats(m.name, r, c) for m in metrics]
@@ -177,7 +195,83 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
             bars_figure(out_dir / name, title, metrics[0].unit,
                         [m.label or m.name for m in metrics], panels)
             lines += [f"![{title}]({name})", ""]
+        elif figure.kind == "timeseries":
+            for r in rows:
+                panels = []
+                for c in cells:
+                    found = outcome.series(r, c)
+                    if found is not None:
+                        panels.append((spec.cells[c].name, _series_lines(figure.column, *found)))
+                if panels:
+                    name = f"{base}-{_slug(spec.rows[r].name)}.png"
+                    timeseries_figure(out_dir / name, f"{title}: {spec.rows[r].name}",
+                                      SERIES_LABEL.get(figure.column, figure.column), panels)
+                    lines += [f"![{spec.rows[r].name}]({name})", ""]
     return lines
+
+
+SERIES_LABEL = {"throughput": "throughput (Mbit/s)", "queue": "queue (packets)", "cwnd": "window (packets)",
+                "cc_dwnd": "dwnd (packets)", "cc_base_rtt_s": "baseRTT (s)"}
+
+
+def _series_lines(column: str, config: dict, flows, queue) -> list[tuple[str, list[float], list[float]]]:
+    """The lines of a timeseries panel: the bottleneck queue, or the column (or throughput) of each flow."""
+    if column == "queue":
+        return [("queue", queue["time_s"].to_numpy(), queue["queue_packets"].to_numpy())]
+    out = []
+    for flow, data in flows.groupby("flow"):
+        data = data.sort_values("time_s")
+        time_s = data["time_s"].to_numpy()
+        if column == "throughput":
+            # Mbit/s between consecutive samples, from the cumulative in-order delivery (packets x size).
+            delivered = data["delivered"].to_numpy(dtype=float)
+            rate = np.diff(delivered) * config["packet_size"] * 8 / np.diff(time_s) / 1e6
+            out.append((f"flow {flow}", time_s[1:], rate))
+        else:
+            out.append((f"flow {flow}", time_s, data[column].to_numpy()))
+    return out
+
+
+def _line_panels(outcome: ExperimentOutcome, figure, rows: list[int], cells: list[int]):
+    """(x label, panels) of a lines figure. Over a grid, x is one axis (figure.x, default the first), a
+    panel per value of figure.panels, and a line per row and combination of the remaining axes (those
+    that vary among the figure's cells)."""
+    experiment, spec = outcome.experiment, outcome.experiment.spec
+    names = list(experiment.coordinates)
+    if len(names) <= 1:
+        lines = []
+        for r in rows:
+            points = [(spec.cells[c].x, outcome.stats(figure.metric, r, c)) for c in cells]
+            points = [(x, s) for x, s in points if s is not None]
+            if points:
+                lines.append((spec.rows[r].name, row_algorithm(spec.rows[r]), [x for x, _ in points],
+                              [s.mean for _, s in points], [s.std for _, s in points], 0))
+        return (names[0] if names else "x"), [("", lines)]
+    x_axis = figure.x or names[0]
+    # Only cells placed on every coordinate drawn ([[cells]] may give some coordinates and not others).
+    cells = [c for c in cells if all(a in spec.cells[c].coords for a in names)]
+    others = [a for a in names if a not in (x_axis, figure.panels)
+              and len({spec.cells[c].coords[a] for c in cells}) > 1]
+    panel_values = sorted({spec.cells[c].coords[figure.panels] for c in cells}) if figure.panels else [None]
+    panels = []
+    for panel in panel_values:
+        in_panel = [c for c in cells if panel is None or spec.cells[c].coords[figure.panels] == panel]
+        groups = sorted({tuple(spec.cells[c].coords[a] for a in others) for c in in_panel})
+        lines = []
+        for r in rows:
+            for variant, group in enumerate(groups):
+                members = sorted((spec.cells[c].coords[x_axis], c) for c in in_panel
+                                 if tuple(spec.cells[c].coords[a] for a in others) == group)
+                points = [(x, outcome.stats(figure.metric, r, c)) for x, c in members]
+                points = [(x, s) for x, s in points if s is not None]
+                if not points:
+                    continue
+                label = " ".join([spec.rows[r].name] * (len(rows) > 1) +
+                                 [f"{a}={v:g}" for a, v in zip(others, group)]) or spec.rows[r].name
+                lines.append((label, row_algorithm(spec.rows[r]), [x for x, _ in points],
+                              [s.mean for _, s in points], [s.std for _, s in points], variant))
+        panels.append(("" if panel is None else f"{figure.panels}={panel:g}", lines))
+    return x_axis, panels
 
 
 def _window_panel(config: dict, flows, queue) -> dict:
@@ -206,7 +300,7 @@ def _values_csv(reproduction: Reproduction, path: Path) -> None:
                     for c in outcome.plan.cells:
                         s = outcome.stats(metric.name, r, c)
                         w.writerow([spec.id, spec.rows[r].name, spec.cells[c].name, metric.name,
-                                    "" if metric.of in ("utilisation", "jain") else metric.unit,
+                                    metric.unit if metric.rate else "",
                                     *(("", "", "", "", 0) if s is None else (s.mean, s.std, s.low, s.high, s.n)),
                                     outcome.reference("paper", metric.name, r, c) or "",
                                     outcome.reference("ns2", metric.name, r, c) or "",

@@ -27,19 +27,42 @@ class Result:
     # and the queue samples of every link with a queue, {column: array or list} (sim.link_series()).
     series: Mapping[str, Mapping[str, "np.ndarray"]]
     link_columns: Mapping[str, Any] = field(default_factory=dict)
+    # One entry per connection of the [[traffic]] sources with records = true, {column: array}.
+    connection_columns: Mapping[str, Any] = field(default_factory=dict)
+    # Start time of every loss event of the scenario's flows, {"flow": array, "time_ns": array}
+    # (sim.loss_events()).
+    loss_event_columns: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_engine(cls, config: dict, summary: dict, series: dict, link_series: dict | None = None) -> "Result":
+    def from_engine(cls, config: dict, summary: dict, series: dict, link_series: dict | None = None,
+                    connection_records: dict | None = None, loss_events: dict | None = None) -> "Result":
         return cls(config=config, summary=summary, bottleneck=dict(summary.get("bottleneck", {})), series=series,
-                   link_columns=link_series or {})
+                   link_columns=link_series or {}, connection_columns=connection_records or {},
+                   loss_event_columns=loss_events or {})
 
     # cached_property stores into the instance __dict__ directly, which a frozen dataclass allows.
     @cached_property
     def flows(self) -> pd.DataFrame:
-        """One row per flow: goodput_bps, loss_events, ..."""
+        """One row per flow: goodput_bps, loss_events, ...; a finite transfer (or a flow with a drawn start,
+        a duration or a group) also has start_s, end_s, size_bytes, bytes and completion_time_s."""
         import pandas as pd
 
         return pd.DataFrame(self.summary.get("flows", []))
+
+    @cached_property
+    def groups(self) -> pd.DataFrame:
+        """One row per group of flows: flows created, completed and alive, bytes, share of capacity,
+        completion-time mean and percentiles (empty when no flow has a group)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.summary.get("groups", []))
+
+    @cached_property
+    def connections(self) -> pd.DataFrame:
+        """One row per connection of the traffic sources that keep records (`records = true`): group,
+        start_s, end_s, size_bytes, bytes, completion_time_s, retransmissions, timeouts; completed ones
+        first, then those alive at the end (end and completion NaN)."""
+        return _frame(self.connection_columns)
 
     @cached_property
     def timeseries(self) -> pd.DataFrame:
@@ -63,6 +86,25 @@ class Result:
         """One row per link with a queue per sample: time_s, link, queue_packets, ..."""
         return _frame(self.link_columns)
 
+    @cached_property
+    def loss_events(self) -> pd.DataFrame:
+        """One row per loss event of the scenario's flows: flow, time_ns (entry into fast recovery, or a
+        timeout outside recovery), ordered by flow then time; the whole run, not only the measurement window."""
+        return _frame(self.loss_event_columns)
+
+    def synchronisation(self, threshold: int, flows: "list[int] | None" = None, start_ns: int | None = None,
+                        end_ns: int | None = None):
+        """Seed 003's synchronisation ratio (Section III, `cclab.analysis.synchronisation`) of the given flows
+        (default: every scenario flow) over [start_ns, end_ns) (default: the measurement window)."""
+        from .analysis.synchronisation import loss_times_by_flow, synchronisation_ratio
+
+        if flows is None:
+            flows = sorted(int(f) for f in self.flows["flow"]) if "flow" in self.flows else []
+        run = self.config["run"]
+        start = run["measure_from_ns"] if start_ns is None else start_ns
+        end = run["duration_ns"] if end_ns is None else end_ns
+        return synchronisation_ratio(loss_times_by_flow(self.loss_event_columns, flows), threshold, start, end)
+
     @property
     def jain_index(self) -> float:
         return self.summary.get("jain_index", math.nan)
@@ -81,6 +123,10 @@ class Result:
         self.queue.to_parquet(out / "queue.parquet", index=False)
         self.links.to_parquet(out / "links.parquet", index=False)
         self.link_series.to_parquet(out / "link_series.parquet", index=False)
+        if not self.groups.empty:
+            self.groups.to_parquet(out / "groups.parquet", index=False)
+        if self.connection_columns:
+            self.connections.to_parquet(out / "connections.parquet", index=False)
         (out / "summary.json").write_text(self.summary_json() + "\n", encoding="utf-8")
         (out / "config.json").write_text(json.dumps(self.config, indent=2) + "\n", encoding="utf-8")
         return out

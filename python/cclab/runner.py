@@ -20,14 +20,25 @@ Progress = Callable[[int, int], None]  # (now_ns, duration_ns)
 
 
 def run(source: "str | Path | Mapping | Scenario", overrides: Sequence[str] = (),
-        progress: Progress | None = None) -> Result:
-    """Run the scenario in `source` (TOML path, dict or Scenario) with `--set`-style overrides."""
+        progress: Progress | None = None, series: bool = True) -> Result:
+    """Run the scenario in `source` (TOML path, dict or Scenario) with `--set`-style overrides.
+
+    series=False leaves the time series in the engine (the Result's series frames are empty): `cclab run`
+    without --out prints the summary only, and taking the series would import numpy (~50 ms) for nothing.
+    """
     config = load_scenario(source, overrides).to_engine_config()
     simulation = _build(engine.load_engine(), config)
     _advance(simulation, progress)
     try:
-        return Result.from_engine(config, engine.read_summary(simulation), simulation.timeseries(),
-                                  simulation.link_series())
+        if not series:
+            return Result.from_engine(config, engine.read_summary(simulation), {})
+        link_series = simulation.link_series() if hasattr(simulation, "link_series") else None
+        records = None
+        if any(source.get("records") for source in config.get("traffic", ())):
+            records = simulation.connection_records()
+        loss_events = simulation.loss_events() if hasattr(simulation, "loss_events") else None
+        return Result.from_engine(config, engine.read_summary(simulation), simulation.timeseries(), link_series,
+                                  records, loss_events)
     except RuntimeError as exc:
         raise SimulationError(f"the engine failed collecting results: {exc}") from None
 

@@ -20,11 +20,12 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, InstanceOf,
 
 from . import _toml
 from .engine import algorithm_names, canonical_algorithm, queue_names, queue_parameters
+from .distributions import Drawn, parse_distribution
 from .errors import BadValue, ScenarioError, scenario_error_from_validation
 from .overrides import apply_overrides
 from .link_models import (Arq, DelaySchedule, RateSchedule, TraceRate, parse_arq, parse_link_delay,
                           parse_link_rate, parse_loss_model, scenario_dir)
-from .units import QueueSize, parse_duration, parse_queue_size, parse_rate
+from .units import QueueSize, parse_byte_size, parse_duration, parse_queue_size, parse_rate
 
 MS = 10**6  # nanoseconds in a millisecond, for defaults
 U64_MAX = 2**64 - 1
@@ -38,6 +39,7 @@ MAX_INITIAL_CWND = 1_000_000
 
 Rate = Annotated[int, BeforeValidator(parse_rate)]          # bit/s
 Duration = Annotated[int, BeforeValidator(parse_duration)]  # ns
+ByteSize = Annotated[int, BeforeValidator(parse_byte_size)]  # bytes
 
 
 class _Table(BaseModel):
@@ -445,15 +447,41 @@ def parse_cc(value: Any) -> dict:
 AccessDelayField = Annotated[InstanceOf[AccessDelay], BeforeValidator(parse_access_delay)]
 
 
+def parse_start(value: Any) -> int | Drawn:
+    """'10s' -> 10 s in ns; a distribution table ({ uniform = ["0s", "100s"] }) -> Drawn (ns)."""
+    if isinstance(value, dict):
+        return parse_distribution(value, parse_duration, "duration")
+    return parse_duration(value)
+
+
+StartField = Annotated[Any, BeforeValidator(parse_start)]                     # ns, or a Drawn in ns
+DrawnDuration = Annotated[InstanceOf[Drawn], BeforeValidator(lambda v: parse_distribution(v, parse_duration, "duration"))]
+
+
+class PacingSpec(_Table):
+    """At most `burst` packets back to back, then the next waits gap + uniform [0, jitter] from run.seed
+    (seed 003: "no more than two packets are sent in burst", with a random delay between them)."""
+
+    burst: Annotated[int, Field(ge=1)]
+    gap: Duration = 0
+    jitter: Duration = 0
+
+    def engine(self) -> dict:
+        return {"burst": self.burst, "gap_ns": self.gap, "jitter_ns": self.jitter}
+
+
 class FlowSpec(_Table):
     cc: Annotated[dict[str, Any], BeforeValidator(parse_cc)]
     count: Annotated[int, Field(ge=1, le=MAX_FLOWS)] = 1  # this entry stands for `count` identical flows
     access_delay: AccessDelayField | None = None         # each side; None with src/dst: 0
     src_access_delay: AccessDelayField | None = None     # sender <-> left router, one way
     dst_access_delay: AccessDelayField | None = None     # right router <-> receiver, one way
-    start: Duration = 0
+    start: StartField = 0                                # or drawn: { uniform = ["0s", "100s"] }, from run.seed
     start_jitter: Duration = 0                           # start at start + uniform [0, jitter], from run.seed
     stop: Duration | None = None                         # None: sends until the end of the run
+    duration: DrawnDuration | None = None                # stops writing at start + this ("20s", { exponential = "20s" })
+    group: str | None = None                             # the summary's `groups` count the flow under this name
+    pacing: PacingSpec | None = None                     # { burst = 2, gap = "1ms", jitter = "0.1ms" }
     # Loss recovery: RFC 6675 SACK, RFC 6582 NewReno, or "linux-2.6": ns-2.35 TCP-Linux / Linux 2.6
     # rate-halving (cwnd = the algorithm's min_cwnd at entry, ~1 packet per 2 ACKs, ssthresh at exit),
     # with ns-2's retransmission timer (RTO = max(rto_min, SRTT + 4 RTTVAR), 1 ms ticks) and loss marking
@@ -463,15 +491,25 @@ class FlowSpec(_Table):
     initial_cwnd: Annotated[int, Field(ge=1, le=MAX_INITIAL_CWND)] = 2   # packets
     rto_min: Duration = 200 * MS
     rwnd: Annotated[int, Field(ge=1, le=U64_MAX)] = 1_000_000_000  # packets; large enough never to limit
+    ecn: bool = False                                    # ECN-capable (RFC 3168): needs a queue with ecn = true to matter
     overhead: Duration = 0                               # dumbbell: each packet waits uniform [0, overhead] at the sender (ns-2 overhead_)
     route: list[str] | None = None                       # links: nodes from the sender to the receiver
     ack_route: list[str] | None = None                   # links: the ACKs' way back (default: route reversed)
+    # Dumbbell: "reverse" sends right to left (data on bottleneck.reverse, ACKs on the bottleneck); the
+    # sender's access link (src_access_delay) is then on the right. Over links the route says it.
+    direction: Literal["forward", "reverse"] = "forward"
+    # A finite transfer of this many payload bytes ("500KB"), ending when its last byte is acknowledged;
+    # sent as ceil(size / payload) full segments (payload = packet_size - header_size). None: bulk.
+    size: ByteSize | None = None
 
     @model_validator(mode="after")
     def _check(self) -> "FlowSpec":
         if self.route is not None and len(self.route) < 2:
             raise BadValue("a route names at least two nodes", "the nodes from the sender to the receiver",
                            subpath=("route",))
+        if self.route is not None and self.direction != "forward":
+            raise BadValue("over links the route gives the direction", "the route's nodes from the sender to "
+                           "the receiver, and no direction", subpath=("direction",))
         if self.route is not None:
             for key in ("access_delay", "src_access_delay", "dst_access_delay", "overhead"):
                 if getattr(self, key) not in (None, 0):
@@ -482,10 +520,22 @@ class FlowSpec(_Table):
             raise BadValue("access_delay is given together with src_access_delay/dst_access_delay",
                            "either access_delay or src_access_delay and dst_access_delay",
                            subpath=("access_delay",))
-        if self.stop is not None and self.stop <= self.start + self.start_jitter:
+        if isinstance(self.start, Drawn) and self.start_jitter:
+            raise BadValue("a drawn start takes no start_jitter", "either start = { ... } or start_jitter",
+                           subpath=("start_jitter",))
+        if self.duration is not None and self.stop is not None:
+            raise BadValue("both stop and duration are given", "one of them", subpath=("duration",))
+        if self.stop is not None and self.stop <= self.earliest_start + self.start_jitter:
             raise BadValue("the flow may stop before it starts", "a stop later than start + start_jitter",
                            subpath=("stop",))
         return self
+
+    @property
+    def earliest_start(self) -> int:
+        """ns; a drawn start's lowest value where it has one (0 otherwise)."""
+        if isinstance(self.start, Drawn):
+            return self.start.engine["uniform"][0] if "uniform" in self.start.engine else 0
+        return self.start
 
     def engine_flows(self, access_rate_bps: int) -> list[dict]:
         """This entry as `count` engine flow configs."""
@@ -497,7 +547,7 @@ class FlowSpec(_Table):
             "src_access_delay_ns": src.for_flow(i, self.count),
             "dst_access_delay_ns": dst.for_flow(i, self.count),
             "access_rate_bps": access_rate_bps,
-            "start_ns": self.start,
+            "start_ns": 0 if isinstance(self.start, Drawn) else self.start,
             "start_jitter_ns": self.start_jitter,
             "stop_ns": self.stop,
             "recovery": self.recovery,
@@ -506,9 +556,118 @@ class FlowSpec(_Table):
             "rto_min_ns": self.rto_min,
             "rwnd_packets": self.rwnd,
             **({"overhead_ns": self.overhead} if self.overhead else {}),
+            **({"ecn": True} if self.ecn else {}),
             **({"route": list(self.route)} if self.route is not None else {}),
             **({"ack_route": list(self.ack_route)} if self.ack_route is not None else {}),
+            **({"direction": self.direction} if self.direction != "forward" else {}),
+            **({"size_bytes": self.size} if self.size is not None else {}),
+            **({"start_draw_ns": self.start.engine} if isinstance(self.start, Drawn) else {}),
+            **({"duration_draw_ns": self.duration.engine} if self.duration is not None else {}),
+            **({"group": self.group} if self.group is not None else {}),
+            **({"pacing": self.pacing.engine()} if self.pacing is not None else {}),
         } for i in range(self.count)]
+
+
+# --- traffic ---------------------------------------------------------------------------------------------
+
+# Presets of [[traffic]] (docs/engine-interface.md, README "Traffic"). "web": ns-2.35's web-traffic example
+# (tcl/ex/web-traffic.tcl, PagePool/WebTraf) draws object sizes from a Pareto II of shape 1.2 and mean 10
+# packets; here a Pareto (type I) of the same shape and mean, 10 payloads of 1460 bytes, arriving as a
+# Poisson process at the offered load. Shape 1.1-1.5 is the usual range for web transfer sizes (fact sheet
+# ../shared/docs/network-models.md, "Background traffic").
+TRAFFIC_PRESETS = {
+    "web": {"size": {"pareto": {"shape": 1.2, "mean": "14600B"}}},
+}
+
+SizeDistribution = Annotated[InstanceOf[Drawn], BeforeValidator(lambda v: parse_distribution(v, parse_byte_size, "size"))]
+
+
+def _apply_preset(data: Any) -> Any:
+    """A [[traffic]] table with `preset = "web"`: the preset's keys where the table gives none."""
+    if not isinstance(data, dict) or "preset" not in data:
+        return data
+    name = data["preset"]
+    if name not in TRAFFIC_PRESETS:
+        raise BadValue(f"{name!r} is not a traffic preset", "one of " + ", ".join(TRAFFIC_PRESETS),
+                       subpath=("preset",))
+    return {**TRAFFIC_PRESETS[name], **data}
+
+
+class TrafficSpec(_Table):
+    """Connections that arrive during the run: each a transfer of a drawn size that ends when its last byte
+    is acknowledged. Arrivals are Poisson at an offered load (a fraction of the capacity of the slowest
+    link on the route, in payload bits) or at a rate, or follow any inter-arrival distribution."""
+
+    group: str                                           # the summary's `groups` report it under this name
+    preset: Literal["web"] | None = None                 # fills size (see TRAFFIC_PRESETS)
+    size: SizeDistribution                               # payload bytes: "50KB" or { pareto = {...} }
+    load: Annotated[float, Field(gt=0)] | None = None    # offered load, fraction of the route's capacity
+    arrival_rate: Annotated[float, Field(gt=0)] | None = None   # connections per second (Poisson)
+    inter_arrival: DrawnDuration | None = None           # or any distribution of the gaps
+    start: Duration = 0                                  # first arrival
+    stop: Duration | None = None                         # no arrival from then on
+    cc: Annotated[dict[str, Any], BeforeValidator(parse_cc)] = {"name": "newreno"}
+    direction: Literal["forward", "reverse"] = "forward"
+    access_delay: AccessDelayField | None = None         # dumbbell: each side of every connection
+    src_access_delay: AccessDelayField | None = None
+    dst_access_delay: AccessDelayField | None = None
+    route: list[str] | None = None                       # links: nodes from the sender to the receiver
+    ack_route: list[str] | None = None
+    recovery: Literal["sack", "newreno", "linux-2.6"] = "sack"
+    delayed_ack: bool = False
+    initial_cwnd: Annotated[int, Field(ge=1)] = 2
+    rto_min: Duration = 200 * MS
+    rwnd: Annotated[int, Field(ge=1)] = 1_000_000_000
+    pacing: PacingSpec | None = None
+    records: bool = False                                # one row per connection in Result.connections
+
+    @model_validator(mode="before")
+    @classmethod
+    def _preset(cls, data: Any) -> Any:
+        return _apply_preset(data)
+
+    @model_validator(mode="after")
+    def _check(self) -> "TrafficSpec":
+        given = [key for key in ("load", "arrival_rate", "inter_arrival") if getattr(self, key) is not None]
+        if len(given) != 1:
+            raise BadValue("arrivals are given " + ("twice: " + ", ".join(given) if given else "nowhere"),
+                           "one of load (a fraction of capacity), arrival_rate (per second) or inter_arrival",
+                           subpath=(given[-1],) if given else ())
+        if self.route is not None and self.direction != "forward":
+            raise BadValue("over links the route gives the direction", "no direction", subpath=("direction",))
+        if self.stop is not None and self.stop <= self.start:
+            raise BadValue("arrivals stop before they start", "a stop after start", subpath=("stop",))
+        return self
+
+    def engine_source(self, access_rate_bps: int) -> dict:
+        src = self.src_access_delay or self.access_delay or AccessDelay(0, 0)
+        dst = self.dst_access_delay or self.access_delay or AccessDelay(0, 0)
+        flow = {
+            "cc": dict(self.cc), "recovery": self.recovery, "delayed_ack": self.delayed_ack,
+            "initial_cwnd": self.initial_cwnd, "rto_min_ns": self.rto_min, "rwnd_packets": self.rwnd,
+        }
+        if self.pacing is not None:
+            flow["pacing"] = self.pacing.engine()
+        if self.route is not None:
+            flow["route"] = list(self.route)
+            if self.ack_route is not None:
+                flow["ack_route"] = list(self.ack_route)
+        else:
+            flow.update(src_access_delay_ns=src.last_ns, dst_access_delay_ns=dst.last_ns,
+                        access_rate_bps=access_rate_bps)
+            if self.direction != "forward":
+                flow["direction"] = self.direction
+        source = {"group": self.group, "flow": flow, "size_bytes": self.size.engine, "start_ns": self.start,
+                  "stop_ns": self.stop}
+        if self.records:
+            source["records"] = True
+        if self.load is not None:
+            source["offered_load"] = self.load
+        elif self.arrival_rate is not None:
+            source["inter_arrival_ns"] = {"exponential": 1e9 / self.arrival_rate}
+        else:
+            source["inter_arrival_ns"] = self.inter_arrival.engine
+        return source
 
 
 # --- run ---------------------------------------------------------------------------------------------
@@ -533,18 +692,18 @@ class RunSpec(_Table):
 
 class Scenario(_Table):
     network: NetworkSpec
-    flows: list[FlowSpec]
+    flows: list[FlowSpec] = []
+    traffic: list[TrafficSpec] = []
     run: RunSpec
 
     # The TOML dict it was validated from, so overrides can be applied to a loaded scenario again.
     _raw: dict = PrivateAttr(default_factory=dict)
 
-    @field_validator("flows")
-    @classmethod
-    def _some_flows(cls, flows: list[FlowSpec]) -> list[FlowSpec]:
-        if not flows:
-            raise BadValue("there are no flows", "at least one [[flows]] table")
-        return flows
+    @model_validator(mode="after")
+    def _some_flows(self) -> "Scenario":
+        if not self.flows and not self.traffic:
+            raise BadValue("there are no flows", "at least one [[flows]] or [[traffic]] table", subpath=("flows",))
+        return self
 
     @model_validator(mode="after")
     def _check(self) -> "Scenario":
@@ -567,12 +726,25 @@ class Scenario(_Table):
             if not over_links and (flow.route is not None or flow.ack_route is not None):
                 raise BadValue("routes belong to a network of links; the dumbbell routes its flows itself",
                                "no route with [network.bottleneck]", subpath=("flows", index, "route"))
-            if flow.start + flow.start_jitter >= self.run.duration:
+            if flow.earliest_start + flow.start_jitter >= self.run.duration:
                 what = "start" if flow.start_jitter == 0 else "start + start_jitter"
-                value = _seconds(flow.start) if flow.start_jitter == 0 else f"{what} = {_seconds(flow.start + flow.start_jitter)}"
+                value = _seconds(flow.earliest_start) if flow.start_jitter == 0 else f"{what} = {_seconds(flow.earliest_start + flow.start_jitter)}"
                 raise BadValue(f"{value} is not before the end of the run at {_seconds(self.run.duration)}",
                                f"a {what} before run.duration",
                                subpath=("flows", index, "start"))
+        for index, source in enumerate(self.traffic):
+            if over_links and source.route is None:
+                raise BadValue("connections over [[network.links]] need a route",
+                               'route = ["sender", "router", ..., "receiver"]', subpath=("traffic", index, "route"))
+            if not over_links and (source.route is not None or source.ack_route is not None):
+                raise BadValue("routes belong to a network of links; the dumbbell routes its connections itself",
+                               "no route with [network.bottleneck]", subpath=("traffic", index, "route"))
+            if over_links:
+                for key, nodes in (("route", source.route), ("ack_route", source.ack_route or source.route[::-1])):
+                    for hop in zip(nodes, nodes[1:]):
+                        if hop not in hops:
+                            raise BadValue(f"no link from {hop[0]!r} to {hop[1]!r}", "a route along [[network.links]]",
+                                           subpath=("traffic", index, key))
         return self
 
     @staticmethod
@@ -615,6 +787,7 @@ class Scenario(_Table):
             "ack_size": network.ack_size,
             **where,
             "flows": [config for flow in self.flows for config in flow.engine_flows(network.access_rate_bps)],
+            **({"traffic": [t.engine_source(network.access_rate_bps) for t in self.traffic]} if self.traffic else {}),
             "run": {
                 "duration_ns": self.run.duration,
                 "measure_from_ns": self.run.measure_from,

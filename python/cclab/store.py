@@ -5,6 +5,7 @@ Layout, under the store root (`--store`, else $CCLAB_STORE, else a folder in the
     <study>/cclab-<version>/summary/<key>.parquet      one row per flow: swept parameters, seed, figures
     <study>/cclab-<version>/timeseries/<key>.parquet   the run's per-flow time series
     <study>/cclab-<version>/queue/<key>.parquet        the run's bottleneck queue series
+    <study>/cclab-<version>/loss_events/<key>.parquet  the start of every loss event of each flow (flow, time_ns)
     <study>/cclab-<version>/failures/<key>.json        why a run failed (removed once it succeeds)
     <study>/cclab-<version>/.lock                      held by the sweep writing this study
 
@@ -36,6 +37,7 @@ from .errors import CclabError
 
 STORE_ENV = "CCLAB_STORE"
 SUMMARY, TIMESERIES, QUEUE, FAILURES = "summary", "timeseries", "queue", "failures"
+LOSS_EVENTS = "loss_events"
 TEMP_SUFFIX = ".tmp"
 # Parquet key-value metadata: what was run, so a summary file is reproducible on its own.
 CONFIG_METADATA_KEY = b"cclab.config"
@@ -120,13 +122,19 @@ def parquet_bytes(table: pa.Table) -> bytes:
 
 def summary_table(identity: Mapping[str, Any], params: Mapping[str, Any], summary: Mapping[str, Any],
                   config: Mapping[str, Any]) -> pa.Table:
-    """One row per flow: the run's identity, its swept parameters, the flow's figures, the bottleneck's
-    figures (prefixed bottleneck_) and the run-wide figures (jain_index, events, ...)."""
+    """One row per flow (and per group of flows, if any): the run's identity, its swept parameters, the
+    flow's figures (a finite transfer's start_s, end_s, bytes, completion_time_s), the bottleneck's figures
+    (prefixed bottleneck_) and the run-wide figures (jain_index, events, ...)."""
     flows = list(summary.get("flows") or [])
+    groups = list(summary.get("groups") or [])
+    if groups:
+        # Groups of flows (traffic sources' connections, named [[flows]]) get a row each after the flows'
+        # rows; `kind` tells them apart ("flow" or "group"), and is absent from runs without groups.
+        flows = [{"kind": "flow", **flow} for flow in flows] + [{"kind": "group", **group} for group in groups]
     if not flows:
         raise ValueError("the engine summary has no flows")
     run_wide = {key: value for key, value in summary.items()
-                if key not in ("flows", "bottleneck") and not isinstance(value, (dict, list))}
+                if key not in ("flows", "bottleneck", "groups") and not isinstance(value, (dict, list))}
     bottleneck = {f"bottleneck_{key}": value for key, value in (summary.get("bottleneck") or {}).items()}
     shared = {**identity, **params}
     columns: dict[str, list] = {name: [value] * len(flows) for name, value in shared.items()}
@@ -206,7 +214,8 @@ class StudyStore:
         return json.loads(self.path(FAILURES, key).read_text(encoding="utf-8"))
 
     def write_run(self, identity: Mapping[str, Any], params: Mapping[str, Any], config: Mapping[str, Any],
-                  summary: Mapping[str, Any], timeseries_parquet: bytes, queue_parquet: bytes) -> None:
+                  summary: Mapping[str, Any], timeseries_parquet: bytes, queue_parquet: bytes,
+                  loss_events_parquet: bytes | None = None) -> None:
         """Store a finished run: series first and the summary last, so a summary means a complete run.
 
         The series arrive as Parquet bytes made by the worker (`series_table`), so the one process that
@@ -214,6 +223,8 @@ class StudyStore:
         key = identity["run_key"]
         write_atomic(self.path(TIMESERIES, key), timeseries_parquet)
         write_atomic(self.path(QUEUE, key), queue_parquet)
+        if loss_events_parquet is not None:
+            write_atomic(self.path(LOSS_EVENTS, key), loss_events_parquet)
         write_atomic(self.path(SUMMARY, key), parquet_bytes(summary_table(identity, params, summary, config)))
         self.path(FAILURES, key).unlink(missing_ok=True)
 
@@ -224,7 +235,7 @@ class StudyStore:
     def remove_temporary_files(self) -> int:
         """Remove what a killed writer left half-written; call only while holding the lock."""
         removed = 0
-        for kind in (SUMMARY, TIMESERIES, QUEUE, FAILURES):
+        for kind in (SUMMARY, TIMESERIES, QUEUE, LOSS_EVENTS, FAILURES):
             folder = self.folder / kind
             if not folder.is_dir():
                 continue

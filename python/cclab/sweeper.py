@@ -135,7 +135,8 @@ def _drive(sweep: Sweep, store: StudyStore, executor: Executor, todo: Iterable[P
             outcome = executor.outcome(handle)
             if outcome["status"] == "ok":
                 store.write_run(_identity(sweep, store, run), sweep.param_columns(run), run.config,
-                                outcome["summary"], outcome["timeseries"], outcome["queue"])
+                                outcome["summary"], outcome["timeseries"], outcome["queue"],
+                                outcome.get("loss_events"))
                 report.done += 1
                 report.compute_s.append(float(outcome.get("compute_s", 0.0)))
                 report.cpu_s.append(float(outcome.get("cpu_s", 0.0)))

@@ -111,6 +111,20 @@ def parse_duration(value) -> int:
     return _whole(_scaled(number, DURATION_UNITS.get(unit, 1)), value, "nanoseconds", DURATION_ACCEPTED)
 
 
+BYTES_ACCEPTED = "a number of bytes (500KB, 1MB, 64KiB, or 1500 / '1500B')"
+
+
+def parse_byte_size(value) -> int:
+    """'500KB' -> 500_000 bytes (SI; KiB for 1024). A bare number is bytes. Must be >= 1."""
+    number, unit = _number(value, "a size in bytes", BYTES_ACCEPTED)
+    if unit not in BYTE_UNITS and unit != "":
+        raise BadValue(f"{value!r} is not a size in bytes", BYTES_ACCEPTED)
+    size = _whole(number * BYTE_UNITS.get(unit, 1), value, "bytes", BYTES_ACCEPTED)
+    if size < 1:
+        raise BadValue(f"{value!r} is not a positive size", BYTES_ACCEPTED)
+    return size
+
+
 @dataclass(frozen=True)
 class QueueSize:
     """A queue size as written: `amount` packets, bandwidth-delay products or bytes.

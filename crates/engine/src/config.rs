@@ -2,6 +2,7 @@
 //! Base units only: nanoseconds, bits per second, bytes, packets.
 
 use crate::tcp::sender::Recovery;
+use crate::traffic::dist::Distribution;
 use serde::Deserialize;
 use std::fmt;
 
@@ -63,7 +64,41 @@ pub struct ScenarioConfig {
     #[serde(default)]
     pub topology: Option<TopologyConfig>,
     pub flows: Vec<FlowConfig>,
+    /// Arrival processes that open connections during the run (`traffic::source`).
+    #[serde(default)]
+    pub traffic: Vec<TrafficConfig>,
     pub run: RunConfig,
+}
+
+/// A source of connections: transfers of drawn sizes arriving at drawn intervals, from `start_ns` until
+/// `stop_ns`, each a flow with the settings of `flow` that ends (and gives its slot back) when its last
+/// byte is acknowledged.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficConfig {
+    /// The summary's `groups` report its connections under this name.
+    pub group: String,
+    /// The connections' settings: cc, recovery, windows, and the access delays and direction (dumbbell)
+    /// or route (links). Its start, stop, size and draws are not used.
+    pub flow: FlowConfig,
+    /// Transfer sizes, payload bytes.
+    pub size_bytes: Distribution,
+    /// Time between arrivals, ns. Exactly one of this and `offered_load`.
+    #[serde(default)]
+    pub inter_arrival_ns: Option<Distribution>,
+    /// Poisson arrivals offering this fraction of the capacity of the slowest link on the connections'
+    /// data route, in payload bits: mean gap = 8 * mean size / (load * capacity).
+    #[serde(default)]
+    pub offered_load: Option<f64>,
+    #[serde(default)]
+    pub start_ns: u64,
+    /// No arrival from this time on (None: until the end of the run).
+    #[serde(default)]
+    pub stop_ns: Option<u64>,
+    /// Keep a record of every connection (`Simulation::connection_records`): memory then grows with the
+    /// connections made, so it is off by default.
+    #[serde(default)]
+    pub records: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -267,7 +302,8 @@ pub struct NodeConfig {
 pub struct FlowConfig {
     /// `{"name": "...", "variant": "...", parameters...}`; validated by the congestion-control registry.
     pub cc: serde_json::Value,
-    /// Dumbbell only: the flow's own access links (sender to left router, right router to receiver).
+    /// Dumbbell only: the flow's own access links (sender to its router, the far router to the receiver;
+    /// for a forward flow the left and right routers).
     #[serde(default)]
     pub src_access_delay_ns: u64,
     #[serde(default)]
@@ -292,6 +328,10 @@ pub struct FlowConfig {
     pub rto_min_ns: u64,
     #[serde(default = "default_rwnd")]
     pub rwnd_packets: u64,
+    /// Send new data ECN-capable and answer the receiver's echoes (RFC 3168); marks come from a queue
+    /// discipline with `ecn` on.
+    #[serde(default)]
+    pub ecn: bool,
     /// Dumbbell only: each data packet waits uniform[0, overhead_ns] before it leaves the sender, in order
     /// (ns-2's `Agent/TCP overhead_`, which seed 001 sets to 8 us to break phase effects).
     #[serde(default)]
@@ -302,6 +342,47 @@ pub struct FlowConfig {
     pub route: Option<Vec<String>>,
     #[serde(default)]
     pub ack_route: Option<Vec<String>>,
+    /// Dumbbell only: which way the data goes (`reverse`: right to left, over `bottleneck.reverse`, with
+    /// the ACKs on `bottleneck`). Over links the route says it.
+    #[serde(default)]
+    pub direction: FlowDirection,
+    /// A finite transfer of this many payload bytes, sent as ceil(size / payload) full segments; the flow
+    /// ends when the last one is cumulatively acknowledged. None: a bulk flow (until `stop_ns` or the end).
+    #[serde(default)]
+    pub size_bytes: Option<u64>,
+    /// A random start: `start_ns` plus a draw from this (ns), from the run's seed (flow i's own stream).
+    #[serde(default)]
+    pub start_draw_ns: Option<Distribution>,
+    /// A random life: the flow stops writing at its start plus a draw from this (ns).
+    #[serde(default)]
+    pub duration_draw_ns: Option<Distribution>,
+    /// The group the summary's `groups` count this flow in.
+    #[serde(default)]
+    pub group: Option<String>,
+    /// At most `burst` packets back to back, then a hold of gap + uniform[0, jitter] (`tcp/burst.rs`).
+    #[serde(default)]
+    pub pacing: Option<BurstPacingConfig>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BurstPacingConfig {
+    pub burst: u32,
+    #[serde(default)]
+    pub gap_ns: u64,
+    #[serde(default)]
+    pub jitter_ns: u64,
+}
+
+/// Which way a dumbbell flow sends its data.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlowDirection {
+    /// Left to right, over the bottleneck (seed 000's flows).
+    #[default]
+    Forward,
+    /// Right to left, over the bottleneck's reverse link.
+    Reverse,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -317,6 +398,11 @@ pub struct RunConfig {
 }
 
 impl ScenarioConfig {
+    /// Payload bytes of a data segment.
+    pub fn payload_size(&self) -> u32 {
+        self.packet_size - self.header_size
+    }
+
     pub fn from_json(text: &str) -> Result<Self, ConfigError> {
         let cfg: ScenarioConfig = serde_json::from_str(text).map_err(|e| err("config", e.to_string()))?;
         cfg.validate()?;
@@ -359,8 +445,8 @@ impl ScenarioConfig {
             (Some(_), Some(_)) => return Err(err("network", "give either a bottleneck (the dumbbell) or links, not both")),
             (None, None) => return Err(err("network", "a network needs a bottleneck (the dumbbell) or links")),
         }
-        if self.flows.is_empty() {
-            return Err(err("flows", "at least one flow is needed"));
+        if self.flows.is_empty() && self.traffic.is_empty() {
+            return Err(err("flows", "at least one flow or traffic source is needed"));
         }
         for (i, f) in self.flows.iter().enumerate() {
             if self.bottleneck.is_some() && f.access_rate_bps == 0 {
@@ -371,8 +457,26 @@ impl ScenarioConfig {
             if f.initial_cwnd == 0 || f.initial_cwnd > MAX_INITIAL_CWND {
                 return Err(err(format!("flows.{i}.initial_cwnd"), format!("must be 1 to {MAX_INITIAL_CWND} packets")));
             }
+            if f.pacing.as_ref().is_some_and(|p| p.burst == 0) {
+                return Err(err(format!("flows.{i}.pacing.burst"), "at least 1 packet"));
+            }
+            if f.size_bytes == Some(0) {
+                return Err(err(format!("flows.{i}.size"), "a transfer carries at least 1 byte"));
+            }
             if f.rwnd_packets == 0 {
                 return Err(err(format!("flows.{i}.rwnd"), "must be at least 1 packet"));
+            }
+            if let Some(d) = &f.start_draw_ns {
+                d.validate().map_err(|m| err(format!("flows.{i}.start"), m))?;
+                if f.start_jitter_ns > 0 {
+                    return Err(err(format!("flows.{i}.start_jitter"), "a drawn start takes no jitter as well"));
+                }
+            }
+            if let Some(d) = &f.duration_draw_ns {
+                d.validate().map_err(|m| err(format!("flows.{i}.duration"), m))?;
+                if f.stop_ns.is_some() {
+                    return Err(err(format!("flows.{i}.duration"), "give either a stop or a duration, not both"));
+                }
             }
             if f.stop_ns.is_some_and(|s| s <= f.start_ns.saturating_add(f.start_jitter_ns)) {
                 return Err(err(format!("flows.{i}.stop"), "must be after start + start_jitter"));
@@ -384,9 +488,41 @@ impl ScenarioConfig {
             if needs_route && f.overhead_ns > 0 {
                 return Err(err(format!("flows.{i}.overhead"), "over links, give the sending node a processing_jitter instead"));
             }
+            if needs_route && f.direction == FlowDirection::Reverse {
+                return Err(err(format!("flows.{i}.direction"), "over links the route gives the direction: list its nodes from the sender to the receiver"));
+            }
             if !needs_route && (f.route.is_some() || f.ack_route.is_some()) {
                 return Err(err(format!("flows.{i}.route"), "routes are given over links; the dumbbell (network.bottleneck) routes its flows itself"));
             }
+        }
+        for (k, t) in self.traffic.iter().enumerate() {
+            let field = format!("traffic.{k}");
+            if t.group.is_empty() {
+                return Err(err(format!("{field}.group"), "must not be empty"));
+            }
+            t.size_bytes.validate().map_err(|m| err(format!("{field}.size"), m))?;
+            match (&t.inter_arrival_ns, t.offered_load) {
+                (Some(d), None) => d.validate().map_err(|m| err(format!("{field}.inter_arrival"), m))?,
+                (None, Some(load)) if load.is_finite() && load > 0.0 => {}
+                (None, Some(_)) => return Err(err(format!("{field}.offered_load"), "must be above 0")),
+                _ => return Err(err(format!("{field}.arrivals"), "give either inter_arrival or offered_load")),
+            }
+            let f = &t.flow;
+            if self.bottleneck.is_some() && f.access_rate_bps == 0 {
+                return Err(err(format!("{field}.access_rate"), "must be above 0 bit/s"));
+            }
+            if self.topology.is_some() && f.route.is_none() {
+                return Err(err(format!("{field}.route"), "connections over links need a route: the nodes from sender to receiver"));
+            }
+            if self.topology.is_some() && f.direction == FlowDirection::Reverse {
+                return Err(err(format!("{field}.direction"), "over links the route gives the direction"));
+            }
+            if f.initial_cwnd == 0 || f.rwnd_packets == 0 {
+                return Err(err(format!("{field}.initial_cwnd"), "windows must be at least 1 packet"));
+            }
+        }
+        if self.bottleneck.is_some() && 4 * (self.flows.len() + self.traffic.len()) + 2 > crate::event::MAX_EVENT_ID as usize {
+            return Err(err("traffic", "too many flows and sources for the dumbbell's access links"));
         }
         let r = &self.run;
         if r.duration_ns == 0 {

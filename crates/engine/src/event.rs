@@ -26,13 +26,16 @@ pub enum Event {
     MeasureStart,
     /// A link's processing stage releases its head packet into the buffer (`net::processing`).
     LinkIngress(u32),
+    /// A traffic source's next connection arrives (`traffic::source`).
+    TrafficArrival(u32),
 }
 
 /// Events are packed into one `u128` so the heap compares a single integer:
-/// `time (64 bits) | seq (40 bits) | kind (3 bits) | id (21 bits)`. Ordering the packed value orders by
-/// time, then by insertion sequence, exactly as a (time, seq) pair would.
+/// `time (64 bits) | seq (39 bits) | kind (4 bits) | id (21 bits)`. Ordering the packed value orders by
+/// time, then by insertion sequence, exactly as a (time, seq) pair would (seq is unique, so kind and id
+/// never decide an order). 2^39 events is about 15 hours of simulation at 10^7 events/s.
 const ID_BITS: u32 = 21;
-const KIND_BITS: u32 = 3;
+const KIND_BITS: u32 = 4;
 const CODE_BITS: u32 = ID_BITS + KIND_BITS;
 /// Largest component id (link or flow index) an event can carry.
 pub const MAX_EVENT_ID: u32 = (1 << ID_BITS) - 1;
@@ -47,6 +50,7 @@ fn encode(event: Event) -> u64 {
         Event::Sample => (5, 0),
         Event::MeasureStart => (6, 0),
         Event::LinkIngress(id) => (7, id),
+        Event::TrafficArrival(id) => (8, id),
     };
     debug_assert!(id <= MAX_EVENT_ID);
     (kind << ID_BITS) | id as u64
@@ -62,7 +66,8 @@ fn decode(code: u64) -> Event {
         4 => Event::FlowStart(id),
         5 => Event::Sample,
         6 => Event::MeasureStart,
-        _ => Event::LinkIngress(id),
+        7 => Event::LinkIngress(id),
+        _ => Event::TrafficArrival(id),
     }
 }
 
@@ -145,6 +150,7 @@ mod tests {
             Event::Sample,
             Event::MeasureStart,
             Event::LinkIngress(MAX_EVENT_ID),
+            Event::TrafficArrival(MAX_EVENT_ID),
         ];
         let mut q = EventQueue::new();
         for e in all {

@@ -12,6 +12,7 @@ pub mod sim;
 pub mod stats;
 pub mod tcp;
 pub mod time;
+pub mod traffic;
 
 pub use config::{ConfigError, ScenarioConfig};
 pub use sim::Simulation;

@@ -8,7 +8,7 @@
 //!  sender i --access(i)--> left ==bottleneck==> right --access(i)--> receiver i
 //! ```
 use crate::cc::{registry, FlowContext};
-use crate::config::{err, ConfigError, RateModelConfig, ScenarioConfig};
+use crate::config::{err, BurstPacingConfig, ConfigError, RateModelConfig, ScenarioConfig};
 use crate::net::arq::Arq;
 use crate::net::capacity::{Capacity, MahimahiTrace, RateSchedule};
 use crate::net::delay::{Delay, DelaySchedule};
@@ -19,10 +19,13 @@ use crate::net::queue::registry::{self as queues, QueueLimits};
 use crate::net::queue::LinkInfo;
 use crate::net::topology::{LinkPlan, Topology};
 use crate::rng::SimRng;
-use crate::stats::{jain_index, BottleneckSummary, FlowSeries, FlowSummary, LinkSeries, LinkSummary, QueueSeries, Summary};
+use crate::stats::{jain_index, BottleneckSummary, ConnectionRecords, FlowLife, FlowSeries, FlowSummary, GroupSummary, LinkSeries, LinkSummary, QueueSeries, Summary};
+use crate::tcp::burst::BurstLimit;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, SenderConfig, SenderCounters};
 use crate::time::{Rate, SimDuration, SimTime};
+use crate::traffic::dist::Distribution;
+use crate::traffic::groups::GroupStats;
 
 /// Random stream of link i's packet errors (or loss model) is this + i (the dumbbell's bottleneck is link
 /// 0: stream 1).
@@ -35,8 +38,23 @@ const STREAM_FIRST_ARQ: u64 = 4 << 32;
 const STREAM_FIRST_PROCESSING: u64 = 5 << 32;
 /// Random stream of flow i's congestion control is this + i (BBR's PROBE_BW start phase).
 const STREAM_FIRST_CC: u64 = 1 << 32;
-/// Random stream of flow i's start-time jitter is this + i.
+/// Random stream of flow i's start-time jitter (or drawn start) is this + i.
 const STREAM_FIRST_START: u64 = 2 << 32;
+/// Random stream of flow i's drawn duration is this + i.
+const STREAM_FIRST_DURATION: u64 = 6 << 32;
+/// Traffic source k's inter-arrival times, and its transfer sizes.
+const STREAM_FIRST_ARRIVALS: u64 = 7 << 32;
+const STREAM_FIRST_SIZES: u64 = 8 << 32;
+/// The n-th connection a traffic source opens (counted over all sources) seeds its algorithm from this + n.
+const STREAM_FIRST_CONNECTION_CC: u64 = 9 << 32;
+/// Flow i's pacing jitter (`pacing`) draws from this + i; the n-th connection's from this + 2^31 + n.
+const STREAM_FIRST_PACING: u64 = 10 << 32;
+
+/// A packet's `flow` is its flow's slot in the low bits and, for a slot a traffic source reuses, the
+/// connection's generation above them, so a late packet of an earlier connection is recognised at the
+/// endpoint and dropped. Slots are event ids (`event::MAX_EVENT_ID`); 11 bits of generation remain.
+const SLOT_BITS: u32 = 21;
+const SLOT_MASK: u32 = (1 << SLOT_BITS) - 1;
 
 struct Flow {
     sender: Sender,
@@ -46,6 +64,57 @@ struct Flow {
     /// Time of the sender-timer event currently in the heap, if any.
     sender_timer: Option<SimTime>,
     receiver_timer: Option<SimTime>,
+    life: Life,
+    /// What its packets carry as `flow`: the slot, plus the generation for a reused slot.
+    tag: u32,
+    /// Index into `Simulation::groups`.
+    group: Option<u32>,
+    /// The traffic source whose connection this is (its slot goes back to that source when it ends).
+    source: Option<u32>,
+    /// The connection ended and its slot is free (its bytes are in its group's `retired_bytes`).
+    retired: bool,
+}
+
+/// An arrival process (`config::TrafficConfig`).
+struct Source {
+    group: u32,
+    route: [Vec<u32>; 2],
+    inter_arrival: Distribution,
+    sizes: Distribution,
+    arrival_rng: SimRng,
+    size_rng: SimRng,
+    stop: SimTime,
+    /// Slots of this source's ended connections, ready for the next ones (same routes).
+    free: Vec<u32>,
+    /// Whether its connections are recorded one by one (`records`).
+    records: bool,
+}
+
+/// What a flow's record reports beyond the window's counters (`stats::FlowLife`).
+#[derive(Clone, Debug, Default)]
+struct Life {
+    /// A finite transfer: its size in payload bytes and in segments.
+    size_bytes: Option<u64>,
+    segments: Option<u64>,
+    /// The application stops writing then (`stop_ns`).
+    stop: Option<SimTime>,
+    started_at: Option<SimTime>,
+    /// The last segment was cumulatively acknowledged.
+    completed_at: Option<SimTime>,
+    /// Whether the summary reports the record (anything but a plain bulk flow).
+    reported: bool,
+}
+
+impl Life {
+    fn new(size_bytes: Option<u64>, stop: Option<SimTime>, payload: u32) -> Self {
+        Life {
+            size_bytes,
+            stop,
+            segments: size_bytes.map(|b| b.div_ceil(payload as u64)),
+            reported: size_bytes.is_some(),
+            ..Life::default()
+        }
+    }
 }
 
 /// Counters at the start of the measurement window.
@@ -69,7 +138,17 @@ pub struct Simulation {
     reported: Vec<usize>,
     /// The link the summary's `bottleneck` and the `queue` series describe.
     bottleneck: usize,
+    /// The scenario's flows (`0..static_flows`), then slots of traffic sources' connections.
     flows: Vec<Flow>,
+    static_flows: usize,
+    sources: Vec<Source>,
+    groups: Vec<GroupStats>,
+    /// Connections the traffic sources have opened.
+    connections: u64,
+    /// Completed connections of sources that keep records.
+    records: ConnectionRecords,
+    /// Packets of an earlier connection that reached an endpoint after their slot was reused.
+    stale_packets: u64,
     /// Scratch buffer for packets an endpoint emits.
     out: Vec<Packet>,
     /// Scratch buffer for packets a hand-off link passes on.
@@ -98,6 +177,7 @@ impl Simulation {
         let reported: Vec<usize> = (0..links.len()).filter(|&i| topology.links[i].queue.is_some()).collect();
         let mut events = EventQueue::new();
         let mut flows = Vec::with_capacity(cfg.flows.len());
+        let mut groups: Vec<GroupStats> = Vec::new();
         let mut routes = topology.routes.into_iter();
         for (i, f) in cfg.flows.iter().enumerate() {
             let mut cc = registry::build(&format!("flows.{i}.cc"), &f.cc, f.initial_cwnd)?;
@@ -105,6 +185,21 @@ impl Simulation {
                 packet_size: cfg.packet_size,
                 rng: SimRng::new(cfg.run.seed, STREAM_FIRST_CC + i as u64),
             });
+            let mut start_rng = SimRng::new(cfg.run.seed, STREAM_FIRST_START + i as u64);
+            let start = match (&f.start_draw_ns, f.start_jitter_ns) {
+                (Some(d), _) => f.start_ns.saturating_add(d.draw(&mut start_rng)),
+                (None, 0) => f.start_ns,
+                // Modulo bias is below 2^-30 for any jitter under a second: irrelevant, and exact everywhere.
+                // Saturating: a start + jitter past u64::MAX ns is a start never reached (tests/config_fuzz.rs).
+                (None, j) => f.start_ns.saturating_add(start_rng.up_to(j)),
+            };
+            let stop = match &f.duration_draw_ns {
+                Some(d) => {
+                    let mut rng = SimRng::new(cfg.run.seed, STREAM_FIRST_DURATION + i as u64);
+                    Some(SimTime(start.saturating_add(d.draw(&mut rng).max(1))))
+                }
+                None => f.stop_ns.map(SimTime),
+            };
             let sender = Sender::new(
                 SenderConfig {
                     flow: i as u32,
@@ -112,24 +207,58 @@ impl Simulation {
                     recovery: f.recovery,
                     rto_min: SimDuration(f.rto_min_ns),
                     rwnd: f.rwnd_packets,
-                    stop: f.stop_ns.map(SimTime),
+                    stop,
+                    segments: f.size_bytes.map(|b| b.div_ceil(cfg.payload_size() as u64)),
+                    ecn: f.ecn,
                 },
                 cc,
             );
+            let sender = with_pacing(sender, f.pacing.as_ref(), SimRng::new(cfg.run.seed, STREAM_FIRST_PACING + i as u64));
             flows.push(Flow {
                 sender,
                 receiver: Receiver::new(i as u32, cfg.ack_size, f.delayed_ack),
                 paths: routes.next().expect("one route per flow"),
                 sender_timer: None,
                 receiver_timer: None,
+                life: Life::new(f.size_bytes, stop, cfg.payload_size()),
+                tag: i as u32,
+                group: None,
+                source: None,
+                retired: false,
             });
-            let jitter = match f.start_jitter_ns {
-                0 => 0,
-                // Modulo bias is below 2^-30 for any jitter under a second: irrelevant, and exact everywhere.
-                j => SimRng::new(cfg.run.seed, STREAM_FIRST_START + i as u64).up_to(j),
+            let flow = flows.last_mut().expect("pushed");
+            flow.life.reported |= f.start_draw_ns.is_some() || f.duration_draw_ns.is_some() || f.group.is_some();
+            if let Some(name) = &f.group {
+                let g = group_index(&mut groups, name, path_capacity(&links, &flow.paths[0]));
+                groups[g as usize].created += 1;
+                flow.group = Some(g);
+            }
+            events.schedule(SimTime(start), Event::FlowStart(i as u32));
+        }
+        let static_flows = flows.len();
+        let mut sources = Vec::with_capacity(cfg.traffic.len());
+        for (k, t) in cfg.traffic.iter().enumerate() {
+            // Built once here so a bad algorithm is reported now, not at the first arrival.
+            registry::build(&format!("traffic.{k}.flow.cc"), &t.flow.cc, t.flow.initial_cwnd)?;
+            let route = routes.next().expect("one route per source");
+            let capacity = path_capacity(&links, &route[0]);
+            let inter_arrival = match (&t.inter_arrival_ns, t.offered_load) {
+                (Some(d), _) => d.clone(),
+                // Poisson: mean gap (ns) = 8 * mean size (B) * 1e9 / (load * capacity (bit/s)).
+                (None, Some(load)) => Distribution::Exponential(8.0 * t.size_bytes.mean() * 1e9 / (load * capacity as f64)),
+                (None, None) => unreachable!("validated"),
             };
-            // Saturating: a start + jitter past u64::MAX ns is a start never reached (tests/config_fuzz.rs).
-            events.schedule(SimTime(f.start_ns) + SimDuration(jitter), Event::FlowStart(i as u32));
+            sources.push(Source {
+                group: group_index(&mut groups, &t.group, capacity),
+                route,
+                inter_arrival,
+                sizes: t.size_bytes.clone(),
+                arrival_rng: SimRng::new(cfg.run.seed, STREAM_FIRST_ARRIVALS + k as u64),
+                size_rng: SimRng::new(cfg.run.seed, STREAM_FIRST_SIZES + k as u64),
+                stop: SimTime(t.stop_ns.unwrap_or(cfg.run.duration_ns)),
+                free: Vec::new(),
+                records: t.records,
+            });
         }
         let end = SimTime(cfg.run.duration_ns);
         let measure_from = SimTime(cfg.run.measure_from_ns);
@@ -139,6 +268,12 @@ impl Simulation {
         let sample_interval = SimDuration(cfg.run.sample_interval_ns);
         if sample_interval > SimDuration::ZERO {
             events.schedule(SimTime::ZERO, Event::Sample);
+        }
+        // After every other first event, so a run without traffic schedules exactly what it always did.
+        for (k, t) in cfg.traffic.iter().enumerate() {
+            if t.start_ns < sources[k].stop.0 && t.start_ns < end.0 {
+                events.schedule(SimTime(t.start_ns), Event::TrafficArrival(k as u32));
+            }
         }
         let mut sim = Simulation {
             cfg,
@@ -151,6 +286,12 @@ impl Simulation {
             reported,
             bottleneck: topology.bottleneck,
             flows,
+            static_flows,
+            sources,
+            groups,
+            connections: 0,
+            records: ConnectionRecords::default(),
+            stale_packets: 0,
             out: Vec::with_capacity(64),
             handed: Vec::with_capacity(64),
             snapshot: None,
@@ -241,6 +382,7 @@ impl Simulation {
                 self.arm_receiver_timer(f);
             }
             Event::FlowStart(f) => {
+                self.flows[f as usize].life.started_at = Some(now);
                 self.flows[f as usize].sender.start(now, &mut self.out);
                 self.inject(f, Direction::Forward);
                 self.arm_sender_timer(f);
@@ -253,12 +395,21 @@ impl Simulation {
                 }
             }
             Event::MeasureStart => self.snapshot = Some(self.take_snapshot()),
+            Event::TrafficArrival(k) => {
+                self.open_connection(k as usize);
+                let source = &mut self.sources[k as usize];
+                // At least 1 ns apart, so a zero draw cannot stall simulated time.
+                let next = now + SimDuration(source.inter_arrival.draw(&mut source.arrival_rng).max(1));
+                if next < source.stop && next < self.end {
+                    self.events.schedule(next, Event::TrafficArrival(k));
+                }
+            }
         }
     }
 
     /// A packet left a link: hand it to the next link of its path or to its endpoint.
     fn forward(&mut self, mut pkt: Packet) {
-        let f = pkt.flow;
+        let f = pkt.flow & SLOT_MASK;
         let flow = &mut self.flows[f as usize];
         let path = &flow.paths[pkt.dir as usize];
         let next = pkt.hop as usize + 1;
@@ -269,6 +420,10 @@ impl Simulation {
             self.pass_on_handed_off(link);
             return;
         }
+        if pkt.flow != flow.tag {
+            self.stale_packets += 1;
+            return; // a late packet of an earlier connection in this slot
+        }
         match pkt.dir {
             Direction::Forward => {
                 flow.receiver.on_data(self.now, &pkt, &mut self.out);
@@ -277,6 +432,15 @@ impl Simulation {
             }
             Direction::Reverse => {
                 flow.sender.on_ack(self.now, &pkt, &mut self.out);
+                // A finite transfer ends when its last segment is cumulatively acknowledged.
+                if let Some(n) = flow.life.segments {
+                    if flow.life.completed_at.is_none() && flow.sender.snd_una() >= n {
+                        self.complete(f);
+                        if self.flows[f as usize].retired {
+                            return;
+                        }
+                    }
+                }
                 self.inject(f, Direction::Forward);
                 self.arm_sender_timer(f);
             }
@@ -296,7 +460,7 @@ impl Simulation {
         let mut handed = std::mem::take(&mut self.handed);
         let mut onward: Option<usize> = None;
         for (arrival, mut pkt) in handed.drain(..) {
-            let path = &self.flows[pkt.flow as usize].paths[pkt.dir as usize];
+            let path = &self.flows[(pkt.flow & SLOT_MASK) as usize].paths[pkt.dir as usize];
             let next = pkt.hop as usize + 1;
             debug_assert!(next < path.len(), "a hand-off link is never the last hop");
             pkt.hop = next as u8;
@@ -351,10 +515,137 @@ impl Simulation {
         }
     }
 
-    fn take_snapshot(&self) -> Snapshot {
+    /// A transfer's last segment was acknowledged: record it in its group, and give a traffic source's
+    /// connection slot back (its state stays until the slot is reused; nothing it sends is asked for).
+    fn complete(&mut self, f: u32) {
+        let now = self.now;
+        let payload = self.cfg.payload_size();
+        let flow = &mut self.flows[f as usize];
+        flow.life.completed_at = Some(now);
+        let Some(g) = flow.group else { return };
+        let stats = &mut self.groups[g as usize];
+        stats.completed += 1;
+        if now >= self.measure_from {
+            stats.completion.record(now.since(flow.life.started_at.expect("a completed flow started")));
+        }
+        if let Some(k) = flow.source {
+            stats.retired_bytes += delivered_bytes(flow, payload);
+            flow.retired = true;
+            self.sources[k as usize].free.push(f);
+            if self.sources[k as usize].records {
+                push_record(&mut self.records, flow, g, payload);
+            }
+        }
+    }
+
+    /// Records of the connections of sources with `records`: the completed ones, then those alive now.
+    pub fn connection_records(&self) -> ConnectionRecords {
+        let payload = self.cfg.payload_size();
+        let mut records = self.records.clone();
+        for flow in self.flows[self.static_flows..].iter().filter(|f| !f.retired) {
+            if let (Some(k), Some(g)) = (flow.source, flow.group) {
+                if self.sources[k as usize].records {
+                    push_record(&mut records, flow, g, payload);
+                }
+            }
+        }
+        records
+    }
+
+    /// A traffic source's connection arrives: a flow of a drawn size, in a free slot of the source's (or a
+    /// new one), sending its initial window now.
+    fn open_connection(&mut self, k: usize) {
+        let now = self.now;
+        let t = &self.cfg.traffic[k];
+        let source = &mut self.sources[k];
+        let size = source.sizes.draw(&mut source.size_rng).max(1);
+        let group = source.group;
+        let slot = match source.free.pop() {
+            Some(slot) => slot,
+            None if self.flows.len() <= SLOT_MASK as usize => self.flows.len() as u32,
+            None => {
+                self.groups[group as usize].refused += 1;
+                return;
+            }
+        };
+        let mut cc = registry::build("traffic.flow.cc", &t.flow.cc, t.flow.initial_cwnd).expect("checked at build");
+        let n = self.connections;
+        self.connections += 1;
+        cc.attach(FlowContext {
+            packet_size: self.cfg.packet_size,
+            rng: SimRng::new(self.cfg.run.seed, STREAM_FIRST_CONNECTION_CC + n),
+        });
+        let payload = self.cfg.payload_size();
+        let tag = match self.flows.get(slot as usize) {
+            // The next generation of the slot, in the bits above it (wrapping after 2^11).
+            Some(old) => (old.tag.wrapping_add(1 << SLOT_BITS) & !SLOT_MASK) | slot,
+            None => slot,
+        };
+        let segments = size.div_ceil(payload as u64);
+        let sender = Sender::new(
+            SenderConfig {
+                flow: tag,
+                packet_size: self.cfg.packet_size,
+                recovery: t.flow.recovery,
+                rto_min: SimDuration(t.flow.rto_min_ns),
+                rwnd: t.flow.rwnd_packets,
+                stop: None,
+                segments: Some(segments),
+                ecn: t.flow.ecn,
+            },
+            cc,
+        );
+        let pacing_rng = SimRng::new(self.cfg.run.seed, STREAM_FIRST_PACING + (1 << 31) + n);
+        let sender = with_pacing(sender, t.flow.pacing.as_ref(), pacing_rng);
+        let mut life = Life::new(Some(size), None, payload);
+        life.started_at = Some(now);
+        let receiver = Receiver::new(tag, self.cfg.ack_size, t.flow.delayed_ack);
+        let flow = Flow {
+            sender,
+            receiver,
+            paths: match self.flows.get_mut(slot as usize) {
+                Some(old) => std::mem::take(&mut old.paths),
+                None => source.route.clone(),
+            },
+            sender_timer: None,
+            receiver_timer: None,
+            life,
+            tag,
+            group: Some(group),
+            source: Some(k as u32),
+            retired: false,
+        };
+        match self.flows.get_mut(slot as usize) {
+            Some(old) => *old = flow,
+            None => self.flows.push(flow),
+        }
+        self.groups[group as usize].created += 1;
+        self.flows[slot as usize].sender.start(now, &mut self.out);
+        self.inject(slot, Direction::Forward);
+        self.arm_sender_timer(slot);
+    }
+
+    /// Payload bytes a group has had delivered: its ended connections' and its live flows'.
+    fn group_bytes(&self) -> Vec<u64> {
+        let payload = self.cfg.payload_size();
+        let mut bytes: Vec<u64> = self.groups.iter().map(|g| g.retired_bytes).collect();
+        for flow in self.flows.iter().filter(|f| !f.retired) {
+            if let Some(g) = flow.group {
+                bytes[g as usize] += delivered_bytes(flow, payload);
+            }
+        }
+        bytes
+    }
+
+    fn take_snapshot(&mut self) -> Snapshot {
+        for (g, bytes) in self.group_bytes().into_iter().enumerate() {
+            self.groups[g].bytes_at_measure = bytes;
+            self.groups[g].completed_at_measure = self.groups[g].completed;
+        }
+        let flows = &self.flows[..self.static_flows];
         Snapshot {
-            delivered: self.flows.iter().map(|f| f.receiver.delivered()).collect(),
-            senders: self.flows.iter().map(|f| f.sender.counters().clone()).collect(),
+            delivered: flows.iter().map(|f| f.receiver.delivered()).collect(),
+            senders: flows.iter().map(|f| f.sender.counters().clone()).collect(),
             links: self.reported.iter().map(|&l| self.links[l].counters(self.now)).collect(),
         }
     }
@@ -362,7 +653,7 @@ impl Simulation {
     fn sample(&mut self) {
         let t = self.now.as_secs_f64();
         let secs = |d: Option<SimDuration>| d.map_or(f64::NAN, |d| d.as_secs_f64());
-        for (i, flow) in self.flows.iter().enumerate() {
+        for (i, flow) in self.flows[..self.static_flows].iter().enumerate() {
             let s = &mut self.flow_series;
             let cc = flow.sender.cc();
             s.time_s.push(t);
@@ -399,8 +690,8 @@ impl Simulation {
     /// Summary over the measurement window up to now.
     pub fn summary(&self) -> Summary {
         let zero = Snapshot {
-            delivered: vec![0; self.flows.len()],
-            senders: vec![SenderCounters::default(); self.flows.len()],
+            delivered: vec![0; self.static_flows],
+            senders: vec![SenderCounters::default(); self.static_flows],
             links: vec![LinkCounters::default(); self.reported.len()],
         };
         let (snap, from) = match &self.snapshot {
@@ -411,8 +702,7 @@ impl Simulation {
         let per_sec = |count: u64, bits_each: u64| if window > 0.0 { (count * bits_each) as f64 / window } else { 0.0 };
         let payload_bits = (self.cfg.packet_size - self.cfg.header_size) as u64 * 8;
         let wire_bits = self.cfg.packet_size as u64 * 8;
-        let flows: Vec<FlowSummary> = self
-            .flows
+        let flows: Vec<FlowSummary> = self.flows[..self.static_flows]
             .iter()
             .enumerate()
             .map(|(i, f)| {
@@ -428,9 +718,11 @@ impl Simulation {
                     loss_events: c.loss_events - c0.loss_events,
                     timeouts: c.timeouts - c0.timeouts,
                     retransmissions: c.retransmissions - c0.retransmissions,
+                    ecn_reductions: c.ecn_reductions - c0.ecn_reductions,
                     packets_sent: c.packets_sent - c0.packets_sent,
                     mean_rtt_s: (samples > 0).then(|| (c.rtt_sum_ns - c0.rtt_sum_ns) as f64 / samples as f64 * 1e-9),
                     final_cwnd: f.sender.cc().cwnd(),
+                    life: f.life.reported.then(|| self.flow_life(f)),
                 }
             })
             .collect();
@@ -482,6 +774,45 @@ impl Simulation {
             packets_forwarded: b.map_or(0, |b| b.packets_forwarded),
         };
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
+        let group_bytes = self.group_bytes();
+        let mut stopped = vec![0u64; self.groups.len()];
+        for f in &self.flows[..self.static_flows] {
+            let done = f.life.segments.is_none() && f.life.stop.is_some_and(|s| s <= self.now) && f.sender.packets_out() == 0;
+            if let (Some(g), true) = (f.group, done) {
+                stopped[g as usize] += 1;
+            }
+        }
+        let groups = self
+            .groups
+            .iter()
+            .zip(group_bytes)
+            .zip(stopped)
+            .map(|((g, bytes), stopped)| {
+                let (bytes_before, completed_before) = match &self.snapshot {
+                    Some(_) => (g.bytes_at_measure, g.completed_at_measure),
+                    None => (0, 0),
+                };
+                let bytes = bytes - bytes_before;
+                let goodput_bps = per_sec(bytes, 8);
+                let seconds = |ns: Option<f64>| ns.map(|ns| ns * 1e-9);
+                GroupSummary {
+                    group: g.name.clone(),
+                    flows_created: g.created,
+                    flows_completed: g.completed,
+                    flows_stopped: stopped,
+                    flows_alive: g.created - g.completed - stopped,
+                    flows_refused: g.refused,
+                    bytes,
+                    goodput_bps,
+                    share_of_capacity: goodput_bps / g.capacity_bps.max(1) as f64,
+                    completed_in_window: g.completed - completed_before,
+                    completion_time_mean_s: seconds(g.completion.mean_ns()),
+                    completion_time_p50_s: seconds(g.completion.quantile_ns(0.5)),
+                    completion_time_p90_s: seconds(g.completion.quantile_ns(0.9)),
+                    completion_time_p99_s: seconds(g.completion.quantile_ns(0.99)),
+                }
+            })
+            .collect();
         Summary {
             measure_from_s: from.as_secs_f64(),
             duration_s: self.end.as_secs_f64(),
@@ -491,11 +822,33 @@ impl Simulation {
             flows,
             bottleneck,
             links,
+            groups,
+        }
+    }
+
+    fn flow_life(&self, f: &Flow) -> FlowLife {
+        let payload = self.cfg.payload_size() as u64;
+        let delivered_bytes = f.receiver.delivered() * payload;
+        let started = f.life.started_at;
+        // A flow that stops writing ends at its stop time; a transfer when its last byte is acknowledged.
+        let stopped = f.life.stop.filter(|&stop| stop <= self.now && f.life.segments.is_none());
+        FlowLife {
+            group: f.group.map(|g| self.groups[g as usize].name.clone()),
+            start_s: started.map_or(f64::NAN, |t| t.as_secs_f64()),
+            end_s: f.life.completed_at.or(stopped).map(|t| t.as_secs_f64()),
+            size_bytes: f.life.size_bytes,
+            bytes: f.life.size_bytes.map_or(delivered_bytes, |size| delivered_bytes.min(size)),
+            completion_time_s: f.life.completed_at.zip(started).map(|(end, start)| end.since(start).as_secs_f64()),
         }
     }
 
     pub fn flow_series(&self) -> &FlowSeries {
         &self.flow_series
+    }
+    /// Start times (ns) of every loss event of each scenario flow, whole run (not only the measurement
+    /// window), in flow order; see `SenderCounters::loss_event_times_ns`.
+    pub fn loss_event_times(&self) -> Vec<&[u64]> {
+        self.flows[..self.static_flows].iter().map(|f| f.sender.counters().loss_event_times_ns.as_slice()).collect()
     }
     pub fn queue_series(&self) -> &QueueSeries {
         &self.queue_series
@@ -510,12 +863,15 @@ impl Simulation {
     }
 
     /// Packet accounting for invariant checks: (data packets sent by all senders, data packets that reached
-    /// a receiver, data packets dropped, data packets still in the network).
+    /// a receiver, data packets dropped, data packets still in the network). Exact only when every flow
+    /// goes the same way (see below); `sent <= received + dropped + in_network` always holds.
     pub fn data_packet_census(&self) -> (u64, u64, u64, u64) {
         let sent = self.flows.iter().map(|f| f.sender.counters().packets_sent).sum();
         let received = self.flows.iter().map(|f| f.receiver.received()).sum();
         // Links on data routes; exact as long as no link carries both data and ACKs (true of the
-        // dumbbell and of any network whose flows all go one way over duplex links).
+        // dumbbell and of any network whose flows all go one way over duplex links). With flows in both
+        // directions (`direction = reverse`, or routes that cross) a shared link's drops and queue count
+        // ACKs too, so `dropped + in_network` is an upper bound and the equality is not checked.
         let mut forward_links: Vec<u32> = self.flows.iter().flat_map(|f| f.paths[0].iter().copied()).collect();
         forward_links.sort_unstable();
         forward_links.dedup();
@@ -531,7 +887,27 @@ impl Simulation {
 
     /// Congestion windows of all flows (for invariant checks).
     pub fn cwnds(&self) -> Vec<u32> {
-        self.flows.iter().map(|f| f.sender.cc().cwnd()).collect()
+        self.flows[..self.static_flows].iter().map(|f| f.sender.cc().cwnd()).collect()
+    }
+
+    /// Flow slots in memory: the scenario's flows plus the most traffic connections alive at once.
+    pub fn flow_slots(&self) -> usize {
+        self.flows.len()
+    }
+
+    /// Packets of an earlier connection dropped at an endpoint because their slot had been reused.
+    pub fn stale_packets(&self) -> u64 {
+        self.stale_packets
+    }
+
+    /// Names of the groups, in the order of the summary's `groups` (`ConnectionRecords::group` indexes it).
+    pub fn group_names(&self) -> Vec<&str> {
+        self.groups.iter().map(|g| g.name.as_str()).collect()
+    }
+
+    /// Traffic sources' connections alive now, counted by their slots (not by the groups' counters).
+    pub fn connections_alive(&self) -> usize {
+        self.flows[self.static_flows..].iter().filter(|f| !f.retired).count()
     }
 
     // --- read-only views for the invariant checks (tests/properties.rs) ---------------------------------
@@ -596,6 +972,52 @@ pub struct QueueLevel {
     pub max_packets: usize,
     pub limit_packets: u64,
     pub limit_bytes: Option<u64>,
+}
+
+fn push_record(records: &mut ConnectionRecords, flow: &Flow, group: u32, payload: u32) {
+    let secs = |t: Option<SimTime>| t.map_or(f64::NAN, |t| t.as_secs_f64());
+    let life = &flow.life;
+    records.group.push(group);
+    records.start_s.push(secs(life.started_at));
+    records.end_s.push(secs(life.completed_at));
+    records.size_bytes.push(life.size_bytes.unwrap_or(0));
+    records.bytes.push(delivered_bytes(flow, payload));
+    records.completion_time_s.push(match (life.started_at, life.completed_at) {
+        (Some(start), Some(end)) => end.since(start).as_secs_f64(),
+        _ => f64::NAN,
+    });
+    records.retransmissions.push(flow.sender.counters().retransmissions);
+    records.timeouts.push(flow.sender.counters().timeouts);
+}
+
+/// The sender with the flow's burst limit, if it has one.
+fn with_pacing(sender: Sender, pacing: Option<&BurstPacingConfig>, rng: SimRng) -> Sender {
+    match pacing {
+        Some(p) => sender.with_burst_limit(BurstLimit::new(p.burst, SimDuration(p.gap_ns), SimDuration(p.jitter_ns), rng)),
+        None => sender,
+    }
+}
+
+/// Payload bytes delivered in order to a flow's receiver (a transfer's last segment counts its bytes only).
+fn delivered_bytes(flow: &Flow, payload: u32) -> u64 {
+    let bytes = flow.receiver.delivered() * payload as u64;
+    flow.life.size_bytes.map_or(bytes, |size| bytes.min(size))
+}
+
+/// The index of group `name`, added with `capacity_bps` when first named.
+fn group_index(groups: &mut Vec<GroupStats>, name: &str, capacity_bps: u64) -> u32 {
+    match groups.iter().position(|g| g.name == name) {
+        Some(g) => g as u32,
+        None => {
+            groups.push(GroupStats { name: name.to_string(), capacity_bps, ..GroupStats::default() });
+            groups.len() as u32 - 1
+        }
+    }
+}
+
+/// The rate of the slowest link on a path (a varying link's mean), bit/s.
+fn path_capacity(links: &[Link], path: &[u32]) -> u64 {
+    path.iter().map(|&l| links[l as usize].mean_rate_bps()).min().unwrap_or(0)
 }
 
 /// Build link `id` from its plan. DropTail runs as start times (see `net::link`); other disciplines are

@@ -14,9 +14,33 @@ pub struct FlowSummary {
     pub loss_events: u64,
     pub timeouts: u64,
     pub retransmissions: u64,
+    /// Window reductions in answer to ECN echoes (flows with `ecn` on).
+    pub ecn_reductions: u64,
     pub packets_sent: u64,
     pub mean_rtt_s: Option<f64>,
     pub final_cwnd: u32,
+    /// The flow's life, for flows that are more than a bulk flow from start to end (a finite transfer);
+    /// flattened into this record, absent otherwise.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub life: Option<FlowLife>,
+}
+
+/// When a flow started and ended and what it carried, over its whole life (not the measurement window).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowLife {
+    /// The group it is counted in (`groups`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// Its first packet was sent, s.
+    pub start_s: f64,
+    /// Its last byte was acknowledged (a transfer) or it stopped writing (`stop`), s; None while it runs.
+    pub end_s: Option<f64>,
+    /// Payload bytes the application wrote; None for a bulk flow.
+    pub size_bytes: Option<u64>,
+    /// Payload bytes delivered in order to the receiver (a transfer's last segment counts its bytes only).
+    pub bytes: u64,
+    /// From the first packet sent to the acknowledgement of the last byte, s; None until then.
+    pub completion_time_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -78,6 +102,37 @@ pub struct Summary {
     pub links: Vec<LinkSummary>,
     /// Jain's fairness index of the flows' goodputs, (sum g)^2 / (n sum g^2).
     pub jain_index: f64,
+    /// Flows by group (`group` of a flow, every traffic source), in order of first mention; absent when
+    /// no flow has a group.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupSummary>,
+}
+
+/// A group of flows over the measurement window: what it carried and how fast its transfers finished.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct GroupSummary {
+    pub group: String,
+    /// Flows opened since the start of the run (a traffic source's connections, the group's flows).
+    pub flows_created: u64,
+    /// Transfers whose last byte was acknowledged, since the start of the run.
+    pub flows_completed: u64,
+    /// Bulk flows past their stop with nothing left outstanding.
+    pub flows_stopped: u64,
+    /// The rest, still running at the end: created = completed + stopped + alive.
+    pub flows_alive: u64,
+    /// Connections refused because every flow slot (2^21) was taken.
+    pub flows_refused: u64,
+    /// Payload bytes delivered in order in the window.
+    pub bytes: u64,
+    pub goodput_bps: f64,
+    /// Goodput over the capacity of the slowest link on the group's data route.
+    pub share_of_capacity: f64,
+    /// Transfers completed in the window, and their completion times (to 0.4 %, the histogram's bucket).
+    pub completed_in_window: u64,
+    pub completion_time_mean_s: Option<f64>,
+    pub completion_time_p50_s: Option<f64>,
+    pub completion_time_p90_s: Option<f64>,
+    pub completion_time_p99_s: Option<f64>,
 }
 
 pub fn jain_index(values: &[f64]) -> f64 {
@@ -87,6 +142,22 @@ pub fn jain_index(values: &[f64]) -> f64 {
         return 1.0;
     }
     sum * sum / (values.len() as f64 * sum_sq)
+}
+
+/// One row per connection of the traffic sources that keep records (`records`), columnar: those
+/// completed, in order of completion, then those alive at the time of reading (end and completion NaN).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ConnectionRecords {
+    /// Index into the summary's `groups`.
+    pub group: Vec<u32>,
+    pub start_s: Vec<f64>,
+    pub end_s: Vec<f64>,
+    pub size_bytes: Vec<u64>,
+    /// Payload bytes delivered in order.
+    pub bytes: Vec<u64>,
+    pub completion_time_s: Vec<f64>,
+    pub retransmissions: Vec<u64>,
+    pub timeouts: Vec<u64>,
 }
 
 /// Sampled per-flow state, columnar. Algorithm-specific columns are padded with NaN where absent.

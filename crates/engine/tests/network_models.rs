@@ -154,3 +154,23 @@ fn processing_delay_and_bursty_loss_are_deterministic_and_seeded() {
     assert_ne!(a, c);
     assert!(a["links"][0]["error_drops"].as_u64().unwrap() > 0, "{}", a["links"][0]);
 }
+
+#[test]
+fn with_ecn_the_aqm_marks_instead_of_dropping_and_senders_reduce_without_retransmitting() {
+    for discipline in ["red", "codel", "pie"] {
+        let mut cfg = dumbbell(8, queue(discipline, json!({"ecn": true})), json!({}));
+        for f in cfg["flows"].as_array_mut().unwrap() {
+            f["ecn"] = json!(true);
+        }
+        let (s, _) = run(&cfg);
+        let link = &s["links"][0];
+        assert!(link["ecn_marks"].as_u64().unwrap() > 0, "{discipline}: {link}");
+        let reductions: u64 = s["flows"].as_array().unwrap().iter().map(|f| f["ecn_reductions"].as_u64().unwrap()).sum();
+        assert!(reductions > 0, "{discipline}");
+        // Marks replace early drops: the few drops left are overflows or marks refused above RED's mark_p.
+        let retransmissions: u64 = s["flows"].as_array().unwrap().iter().map(|f| f["retransmissions"].as_u64().unwrap()).sum();
+        assert!(retransmissions <= link["drops"].as_u64().unwrap() + 8, "{discipline}: {retransmissions} {link}");
+        assert!(link["early_drops"].as_u64().unwrap() < link["ecn_marks"].as_u64().unwrap() / 4, "{discipline}: {link}");
+        assert!(link["utilization"].as_f64().unwrap() > 0.85, "{discipline}: {link}");
+    }
+}

@@ -58,16 +58,45 @@ impl Simulation {
         guard("the summary", || serde_json::to_string(&self.inner.summary()).expect("summary serialises"))
     }
 
-    /// Queue samples of every link with a queue: {column: list}, with `link` as the link's name.
+    /// Queue samples of every link with a queue: {column: numpy array}, and `link`, the link's name.
     fn link_series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let ls = self.inner.link_series();
         let names = self.inner.link_names();
         let out = PyDict::new_bound(py);
-        out.set_item("time_s", ls.time_s.clone())?;
+        out.set_item("time_s", float64(py, &ls.time_s))?;
+        // Names repeat per sample: a list of the same few str objects, which pandas turns into a column.
         out.set_item("link", ls.link.iter().map(|&k| names[k as usize]).collect::<Vec<&str>>())?;
-        out.set_item("queue_packets", ls.queue_packets.clone())?;
-        out.set_item("queue_bytes", ls.queue_bytes.clone())?;
-        out.set_item("drops", ls.drops.clone())?;
+        out.set_item("queue_packets", int64(py, ls.queue_packets.iter().map(|&v| saturating_i64(v))))?;
+        out.set_item("queue_bytes", int64(py, ls.queue_bytes.iter().map(|&v| saturating_i64(v))))?;
+        out.set_item("drops", int64(py, ls.drops.iter().map(|&v| saturating_i64(v))))?;
+        Ok(out)
+    }
+
+    /// One row per recorded connection of the traffic sources with `records` (completed, then alive):
+    /// {column: numpy array}, with `group` as the group's name.
+    fn connection_records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = self.inner.connection_records();
+        let names = self.inner.group_names();
+        let out = PyDict::new_bound(py);
+        out.set_item("group", r.group.iter().map(|&g| names[g as usize]).collect::<Vec<&str>>())?;
+        out.set_item("start_s", float64(py, &r.start_s))?;
+        out.set_item("end_s", float64(py, &r.end_s))?;
+        out.set_item("size_bytes", int64(py, r.size_bytes.iter().map(|&v| saturating_i64(v))))?;
+        out.set_item("bytes", int64(py, r.bytes.iter().map(|&v| saturating_i64(v))))?;
+        out.set_item("completion_time_s", float64(py, &r.completion_time_s))?;
+        out.set_item("retransmissions", int64(py, r.retransmissions.iter().map(|&v| saturating_i64(v))))?;
+        out.set_item("timeouts", int64(py, r.timeouts.iter().map(|&v| saturating_i64(v))))?;
+        Ok(out)
+    }
+
+    /// Loss-event start times of the scenario's flows, one row per event: {"flow": int64, "time_ns": int64},
+    /// ordered by flow then time (seed 003's synchronisation ratio).
+    fn loss_events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let per_flow = self.inner.loss_event_times();
+        let out = PyDict::new_bound(py);
+        let flows = per_flow.iter().enumerate().flat_map(|(i, times)| std::iter::repeat(i as i64).take(times.len()));
+        out.set_item("flow", int64(py, flows))?;
+        out.set_item("time_ns", int64(py, per_flow.iter().flat_map(|t| t.iter().map(|&v| saturating_i64(v)))))?;
         Ok(out)
     }
 

@@ -25,5 +25,7 @@ fn main() {
     let wall = started.elapsed().as_secs_f64();
     let summary = sim.summary();
     eprintln!("wall {wall:.3} s, {} events, {:.1} M events/s", summary.events, summary.events as f64 / wall / 1e6);
+    eprintln!("flow slots {}", sim.flow_slots());
+    eprintln!("stale packets {}", sim.stale_packets());
     println!("{}", serde_json::to_string_pretty(&summary).expect("summary serialises"));
 }

@@ -76,12 +76,21 @@ pub struct FifoBuffer {
     /// Bytes waiting, the one on the wire excluded.
     limit_bytes: Option<u64>,
     waiting: VecDeque<(SimTime, u32)>,
+    /// Bytes of the packets in `waiting`.
     waiting_bytes: u64,
+    /// Sum of the start times in `waiting`, ns: with the count and bytes, it answers `waiting_at` without
+    /// walking a queue that may hold 10^6 packets.
+    waiting_starts: u128,
 }
 
 impl FifoBuffer {
     pub fn new(limit_packets: usize, limit_bytes: Option<u64>) -> Self {
-        FifoBuffer { limit_packets, limit_bytes, waiting: VecDeque::new(), waiting_bytes: 0 }
+        FifoBuffer { limit_packets, limit_bytes, waiting: VecDeque::new(), waiting_bytes: 0, waiting_starts: 0 }
+    }
+    fn push(&mut self, start: SimTime, size: u32) {
+        self.waiting.push_back((start, size));
+        self.waiting_bytes += size as u64;
+        self.waiting_starts += start.0 as u128;
     }
     /// Forget packets whose transmission started before `now`. A packet whose transmission starts exactly
     /// at `now` still counts as waiting for an arrival at `now`: ns-2 handles an arrival before the
@@ -97,22 +106,28 @@ impl FifoBuffer {
             }
             self.waiting.pop_front();
             self.waiting_bytes -= size as u64;
+            self.waiting_starts -= start.0 as u128;
         }
     }
-    /// Waiting at `now` (without releasing): (packets, bytes, sum of remaining waits in ns).
+    /// Waiting at `now` (without releasing): (packets, bytes, sum of remaining waits in ns). The packets
+    /// that still wait are those starting after `now`, the tail of `waiting`; the totals less the head of
+    /// those that started since the last arrival (few: only what the transmitter took since then) give
+    /// them exactly: sum over the tail of (start - now) = (sum of starts) - packets x now.
     fn waiting_at(&self, now: SimTime) -> (usize, u64, u128) {
-        let mut packets = 0;
-        let mut bytes = 0;
-        let mut remaining = 0u128;
-        for &(start, size) in self.waiting.iter().rev() {
-            if start <= now {
+        let mut started = 0;
+        let mut started_bytes = 0;
+        let mut started_starts = 0u128;
+        for &(start, size) in self.waiting.iter() {
+            if start > now {
                 break;
             }
-            packets += 1;
-            bytes += size as u64;
-            remaining += (start.0 - now.0) as u128;
+            started += 1;
+            started_bytes += size as u64;
+            started_starts += start.0 as u128;
         }
-        (packets, bytes, remaining)
+        let packets = self.waiting.len() - started;
+        let remaining = self.waiting_starts - started_starts - packets as u128 * now.0 as u128;
+        (packets, self.waiting_bytes - started_bytes, remaining)
     }
 }
 
@@ -261,7 +276,12 @@ impl Link {
     /// Packets handed off since the last call, with their arrival time at the next hop.
     pub fn take_handed_off(&mut self, into: &mut Vec<(SimTime, Packet)>) {
         if let Some(h) = &mut self.handed_off {
-            into.append(h);
+            // The caller drains `into` every time: swapping the buffers saves a copy of every packet.
+            if into.is_empty() {
+                std::mem::swap(into, h);
+            } else {
+                into.append(h);
+            }
         }
     }
 
@@ -345,6 +365,7 @@ impl Link {
     }
 
     /// A packet arrives at the link's input at `now`. Returns the packet if the buffer dropped it.
+    #[inline(always)]
     pub fn enqueue(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue) -> Option<Packet> {
         if self.models.is_some() {
             return self.enqueue_modelled(now, pkt, events);
@@ -390,8 +411,7 @@ impl Link {
                         self.counters.overflow_drops += 1;
                         return Some(pkt);
                     }
-                    f.waiting.push_back((self.busy_until, pkt.size));
-                    f.waiting_bytes += pkt.size as u64;
+                    f.push(self.busy_until, pkt.size);
                     self.counters.queue_area += (self.busy_until.0 - now.0) as u128;
                     self.counters.max_queue_packets = self.counters.max_queue_packets.max(f.waiting.len());
                 }
@@ -557,7 +577,7 @@ mod tests {
             size: 1500,
             sent_at: SimTime(0),
             ecn: Ecn::NotEct,
-            payload: Payload::Data { seq, retransmission: false },
+            payload: Payload::Data { seq, retransmission: false, cwr: false },
         }
     }
 
@@ -668,6 +688,30 @@ mod tests {
             assert_eq!(l.counters(SimTime(10 * MS)).queue_area, 1_000_000);
             assert_eq!(l.counters(SimTime(10 * MS)).drops, 0);
         }
+    }
+
+    #[test]
+    fn a_fifo_reads_its_queue_at_any_instant_from_running_totals() {
+        // Four 1500-byte packets at t = 0 on a 1 ms-per-packet link: the first goes on the wire at once,
+        // the others wait to start at 1, 2 and 3 ms. With no further arrival (nothing released):
+        // - at 0.5 ms three wait, 4500 bytes; remaining waits 0.5 + 1.5 + 2.5 = 4.5 ms, so of the
+        //   1 + 2 + 3 = 6 ms of packet-time accounted on arrival, 1.5 ms has accrued;
+        // - at 1.5 ms two wait (2 and 3 ms), 3000 bytes, 0.5 + 1.5 ms remaining: 4 ms accrued;
+        // - at 2 ms the packet starting then no longer waits (a tie counts as started): one waits, 1 ms
+        //   remaining, 5 ms accrued; and from 3 ms on none waits and all 6 ms have accrued.
+        let mut events = EventQueue::new();
+        let mut l = link(Buffer::Fifo(FifoBuffer::new(10, None)), 0);
+        for seq in 0..4 {
+            l.enqueue(SimTime(0), pkt(seq), &mut events);
+        }
+        let at = |l: &Link, t: u64| (l.queue_packets(SimTime(t)), l.queue_bytes(SimTime(t)), l.counters(SimTime(t)).queue_area);
+        assert_eq!(at(&l, MS / 2), (3, 4500, 1_500_000));
+        assert_eq!(at(&l, 3 * MS / 2), (2, 3000, 4_000_000));
+        assert_eq!(at(&l, 2 * MS), (1, 1500, 5_000_000));
+        assert_eq!(at(&l, 3 * MS), (0, 0, 6_000_000));
+        assert_eq!(at(&l, 7 * MS), (0, 0, 6_000_000));
+        // Packets sent count only those on the wire by then: at 1.5 ms the first two.
+        assert_eq!(l.counters(SimTime(3 * MS / 2)).packets_tx, 2);
     }
 
     #[test]

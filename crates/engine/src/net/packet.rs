@@ -36,6 +36,8 @@ pub enum Payload {
         seq: u64,
         /// True when this transmission is a retransmission (Karn's rule needs it echoed).
         retransmission: bool,
+        /// TCP's CWR flag: the sender has reduced its window after an ECN echo (RFC 3168 section 6.1.2).
+        cwr: bool,
     },
     /// A pure acknowledgement. Its `Packet::sent_at` echoes the send time of the data packet that
     /// triggered it, like a TCP timestamp echo.
@@ -47,19 +49,21 @@ pub enum Payload {
         n_sack: u8,
         /// Whether the echoed data packet was a retransmission (then no RTT sample is taken: Karn).
         echo_retransmission: bool,
+        /// TCP's ECE flag: the receiver saw a CE mark and has not yet seen CWR (RFC 3168 section 6.1.3).
+        ece: bool,
     },
 }
 
 impl Payload {
     /// An ACK with SACK blocks given as absolute ranges, all above `cum_ack`.
-    pub fn ack(cum_ack: u64, blocks: &[SeqRange], echo_retransmission: bool) -> Payload {
+    pub fn ack(cum_ack: u64, blocks: &[SeqRange], echo_retransmission: bool, ece: bool) -> Payload {
         let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
         let n = blocks.len().min(MAX_SACK_BLOCKS);
         for (slot, r) in sack.iter_mut().zip(blocks) {
             debug_assert!(r.start > cum_ack && r.end > r.start);
             *slot = SackBlock { offset: (r.start - cum_ack) as u32, len: (r.end - r.start) as u32 };
         }
-        Payload::Ack { cum_ack, sack, n_sack: n as u8, echo_retransmission }
+        Payload::Ack { cum_ack, sack, n_sack: n as u8, echo_retransmission, ece }
     }
 
     /// The SACK blocks of an ACK as absolute ranges (none for data).

@@ -84,7 +84,7 @@ mod tests {
             size: 1500,
             sent_at: SimTime(0),
             ecn: Ecn::NotEct,
-            payload: Payload::Data { seq, retransmission: false },
+            payload: Payload::Data { seq, retransmission: false, cwr: false },
         }
     }
 

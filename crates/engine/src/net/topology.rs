@@ -8,9 +8,13 @@
 //!  0: left -> right (the bottleneck)        1: right -> left (its reverse, for ACKs)
 //!  then for each flow i: src_i -> left, right -> dst_i, dst_i -> right, left -> src_i
 //! ```
+//! A reverse flow (`direction = reverse`: data right to left) has the same four access links in the same
+//! places, with its sender src_i on the right and its receiver dst_i on the left:
+//! `src_i -> right, left -> dst_i, dst_i -> left, right -> src_i`; its data takes link 1 and its ACKs
+//! link 0. Forward flows' links and ids do not depend on whether other flows go the other way.
 //! Writing that dumbbell out as links, in that order, gives a bit-identical run (tests/topology.rs).
 
-use crate::config::{err, ConfigError, LinkModelsConfig, NodeConfig, QueueConfig, ScenarioConfig};
+use crate::config::{err, ConfigError, FlowDirection, LinkModelsConfig, NodeConfig, QueueConfig, ScenarioConfig};
 use std::collections::BTreeMap;
 
 /// One link to build, in engine units.
@@ -33,7 +37,7 @@ pub struct LinkPlan {
 #[derive(Clone, Debug)]
 pub struct Topology {
     pub links: Vec<LinkPlan>,
-    /// Per flow: link ids from sender to receiver, and back for its ACKs.
+    /// Per flow, then per traffic source: link ids from sender to receiver, and back for the ACKs.
     pub routes: Vec<[Vec<u32>; 2]>,
     /// The link the summary's `bottleneck` describes.
     pub bottleneck: usize,
@@ -74,9 +78,17 @@ impl Topology {
                 b.reverse_models.clone(),
             ),
         ];
-        let mut routes = Vec::with_capacity(cfg.flows.len());
-        for (i, f) in cfg.flows.iter().enumerate() {
-            let (src, dst) = (format!("src{i}"), format!("dst{i}"));
+        let mut routes = Vec::with_capacity(cfg.flows.len() + cfg.traffic.len());
+        // Each flow, then each traffic source (whose connections share its four access links), in order.
+        let hosts = cfg.flows.iter().enumerate().map(|(i, f)| (format!("src{i}"), format!("dst{i}"), f));
+        let sources = cfg.traffic.iter().enumerate().map(|(k, t)| (format!("{}.src{k}", t.group), format!("{}.dst{k}", t.group), &t.flow));
+        for (src, dst, f) in hosts.chain(sources) {
+            // The routers on the sender's side and on the receiver's side, and the bottleneck direction
+            // the data crosses.
+            let (near, far, data_link, ack_link) = match f.direction {
+                FlowDirection::Forward => ("left", "right", 0, 1),
+                FlowDirection::Reverse => ("right", "left", 1, 0),
+            };
             let mut access = |from: &str, to: &str, delay_ns: u64| {
                 links.push(LinkPlan {
                     name: format!("{from}->{to}"),
@@ -91,14 +103,14 @@ impl Topology {
                 });
                 links.len() as u32 - 1
             };
-            let src_fwd = access(&src, "left", f.src_access_delay_ns);
-            let dst_fwd = access("right", &dst, f.dst_access_delay_ns);
-            let dst_rev = access(&dst, "right", f.dst_access_delay_ns);
-            let src_rev = access("left", &src, f.src_access_delay_ns);
+            let src_fwd = access(&src, near, f.src_access_delay_ns);
+            let dst_fwd = access(far, &dst, f.dst_access_delay_ns);
+            let dst_rev = access(&dst, far, f.dst_access_delay_ns);
+            let src_rev = access(near, &src, f.src_access_delay_ns);
             if f.overhead_ns > 0 {
                 links[src_fwd as usize].processing = Some((0, f.overhead_ns));
             }
-            routes.push([vec![src_fwd, 0, dst_fwd], vec![dst_rev, 1, src_rev]]);
+            routes.push([vec![src_fwd, data_link, dst_fwd], vec![dst_rev, ack_link, src_rev]]);
         }
         Topology { links, routes, bottleneck: 0 }
     }
@@ -141,26 +153,28 @@ impl Topology {
                 })
                 .collect()
         };
-        let mut routes = Vec::with_capacity(cfg.flows.len());
-        for (i, f) in cfg.flows.iter().enumerate() {
+        let mut routes = Vec::with_capacity(cfg.flows.len() + cfg.traffic.len());
+        let flows = cfg.flows.iter().enumerate().map(|(i, f)| (format!("flows.{i}"), f));
+        let sources = cfg.traffic.iter().enumerate().map(|(k, t)| (format!("traffic.{k}"), &t.flow));
+        for (i, f) in flows.chain(sources) {
             let route = f.route.as_ref().expect("validated");
-            let forward = resolve(format!("flows.{i}.route"), route)?;
+            let forward = resolve(format!("{i}.route"), route)?;
             let backward = match &f.ack_route {
                 Some(r) => {
                     if r.first() != route.last() || r.last() != route.first() {
-                        return Err(err(format!("flows.{i}.ack_route"), "must lead from the route's last node back to its first"));
+                        return Err(err(format!("{i}.ack_route"), "must lead from the route's last node back to its first"));
                     }
-                    resolve(format!("flows.{i}.ack_route"), r)?
+                    resolve(format!("{i}.ack_route"), r)?
                 }
                 None => {
                     let reversed: Vec<String> = route.iter().rev().cloned().collect();
-                    resolve(format!("flows.{i}.ack_route"), &reversed).map_err(|e| {
+                    resolve(format!("{i}.ack_route"), &reversed).map_err(|e| {
                         err(e.field, format!("{} for the ACKs, which by default retrace the route; add that link or give ack_route", e.message))
                     })?
                 }
             };
             if forward.len() > u8::MAX as usize || backward.len() > u8::MAX as usize {
-                return Err(err(format!("flows.{i}.route"), format!("at most {} links", u8::MAX)));
+                return Err(err(format!("{i}.route"), format!("at most {} links", u8::MAX)));
             }
             routes.push([forward, backward]);
         }

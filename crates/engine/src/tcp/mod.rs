@@ -1,5 +1,8 @@
 //! TCP endpoints: a bulk sender with a SACK scoreboard and a receiver, both sans-IO.
+pub mod reassembly;
+pub mod burst;
 pub mod receiver;
+pub mod recovery;
 pub mod rate;
 pub mod rto_ns2;
 pub mod rtt;

@@ -3,8 +3,12 @@
 //! Without delayed ACKs (the default, like ns-2's `TCPSink/Sack1`) every data packet is acknowledged at
 //! once. With them, every second in-order packet is acknowledged, or after 100 ms (ns-2 `DelAck`
 //! interval); out-of-order data and data filling a hole are acknowledged at once (RFC 5681 section 4.2).
+//!
+//! ECN (RFC 3168 section 6.1.3): once a data packet arrives marked CE, every ACK carries ECE until a data
+//! packet with CWR arrives; a CE-marked packet is acknowledged at once, not delayed.
 
 use crate::net::packet::{Direction, Ecn, Packet, Payload, SeqRange, MAX_SACK_BLOCKS};
+use crate::tcp::reassembly::{Arrival, Reassembly};
 use crate::time::{SimDuration, SimTime};
 
 pub const DELAYED_ACK_TIMEOUT: SimDuration = SimDuration::from_millis(100);
@@ -13,12 +17,12 @@ pub struct Receiver {
     flow: u32,
     ack_size: u32,
     delayed_ack: bool,
-    /// Next segment expected in order.
-    rcv_nxt: u64,
-    /// Segments received above rcv_nxt: sorted, disjoint, not adjacent.
-    out_of_order: Vec<SeqRange>,
-    /// Segments that identify the most recently reported SACK blocks, newest first (RFC 2018 section 4).
-    recent: [Option<u64>; MAX_SACK_BLOCKS],
+    /// rcv_nxt and the segments received above it.
+    window: Reassembly,
+    /// The blocks holding the most recently received out-of-order segments, newest first (RFC 2018
+    /// section 4: the first block holds the latest segment, the others repeat the latest reported). Kept
+    /// up to date as blocks join, so that an ACK needs no search.
+    recent: [Option<SeqRange>; MAX_SACK_BLOCKS],
     /// In-order packets not yet acknowledged (delayed ACKs).
     unacked: u32,
     /// Send time echoed in the next ACK and whether that packet was a retransmission.
@@ -30,6 +34,8 @@ pub struct Receiver {
     duplicates: u64,
     /// Every data packet that reached the receiver.
     received: u64,
+    /// ECN echo: set ECE on ACKs (a CE mark seen, CWR not yet).
+    ece: bool,
 }
 
 impl Receiver {
@@ -38,8 +44,7 @@ impl Receiver {
             flow,
             ack_size,
             delayed_ack,
-            rcv_nxt: 0,
-            out_of_order: Vec::new(),
+            window: Reassembly::new(),
             recent: [None; MAX_SACK_BLOCKS],
             unacked: 0,
             echo: (SimTime::ZERO, false),
@@ -47,6 +52,7 @@ impl Receiver {
             delivered: 0,
             duplicates: 0,
             received: 0,
+            ece: false,
         }
     }
 
@@ -64,32 +70,39 @@ impl Receiver {
     }
 
     pub fn on_data(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
-        let Payload::Data { seq, retransmission } = pkt.payload else { return };
+        let Payload::Data { seq, retransmission, cwr } = pkt.payload else { return };
         self.received += 1;
-        let was_in_order = seq == self.rcv_nxt && self.out_of_order.is_empty();
-        if seq < self.rcv_nxt || self.contains(seq) {
-            self.duplicates += 1;
-            self.echo = (pkt.sent_at, retransmission);
-            self.send_ack(out);
-            return;
+        // CWR first: a packet that carries CWR and is itself marked CE starts a new echo.
+        if cwr {
+            self.ece = false;
         }
-        if seq == self.rcv_nxt {
-            self.rcv_nxt += 1;
-            // A filled hole releases the contiguous out-of-order data behind it.
-            if let Some(first) = self.out_of_order.first() {
-                if first.start == self.rcv_nxt {
-                    self.rcv_nxt = first.end;
-                    self.out_of_order.remove(0);
-                }
+        let congestion_experienced = pkt.ecn == Ecn::Ce;
+        if congestion_experienced {
+            self.ece = true;
+        }
+        let was_in_order = seq == self.window.rcv_nxt() && !self.window.has_out_of_order();
+        match self.window.receive(seq) {
+            Arrival::Duplicate => {
+                self.duplicates += 1;
+                self.echo = (pkt.sent_at, retransmission);
+                self.send_ack(out);
+                return;
             }
-        } else {
-            self.insert_out_of_order(seq);
-            self.recent.rotate_right(1);
-            self.recent[0] = Some(seq);
+            // A filled hole releases the contiguous out-of-order data behind it (inside `receive`).
+            Arrival::InOrder => {}
+            Arrival::OutOfOrder { block, joined_below, joined_above } => {
+                for recent in self.recent.iter_mut().flatten() {
+                    if Some(*recent) == joined_below || Some(*recent) == joined_above {
+                        *recent = block;
+                    }
+                }
+                self.recent.rotate_right(1);
+                self.recent[0] = Some(block);
+            }
         }
-        self.delivered = self.rcv_nxt;
+        self.delivered = self.window.rcv_nxt();
 
-        if self.delayed_ack && was_in_order {
+        if self.delayed_ack && was_in_order && !congestion_experienced {
             // RFC 7323 echoes the oldest unacknowledged packet's time stamp when ACKs are delayed.
             if self.unacked == 0 {
                 self.echo = (pkt.sent_at, retransmission);
@@ -115,52 +128,14 @@ impl Receiver {
         }
     }
 
-    fn contains(&self, seq: u64) -> bool {
-        let i = self.out_of_order.partition_point(|r| r.end <= seq);
-        i < self.out_of_order.len() && self.out_of_order[i].start <= seq
-    }
-
-    fn insert_out_of_order(&mut self, seq: u64) {
-        let blocks = &mut self.out_of_order;
-        // Common case: the newest data extends the highest block.
-        if let Some(last) = blocks.last_mut() {
-            if last.end == seq {
-                last.end += 1;
-                return;
-            }
-        }
-        let i = blocks.partition_point(|r| r.end < seq);
-        let joins_left = i < blocks.len() && blocks[i].end == seq;
-        let joins_right_at = if joins_left { i + 1 } else { i };
-        let joins_right = joins_right_at < blocks.len() && blocks[joins_right_at].start == seq + 1;
-        match (joins_left, joins_right) {
-            (true, true) => {
-                blocks[i].end = blocks[i + 1].end;
-                blocks.remove(i + 1);
-            }
-            (true, false) => blocks[i].end = seq + 1,
-            (false, true) => blocks[i].start = seq,
-            (false, false) => blocks.insert(i, SeqRange { start: seq, end: seq + 1 }),
-        }
-    }
-
-    fn block_containing(&self, seq: u64) -> Option<SeqRange> {
-        if seq < self.rcv_nxt {
-            return None;
-        }
-        let i = self.out_of_order.partition_point(|r| r.end <= seq);
-        self.out_of_order.get(i).copied().filter(|r| r.start <= seq)
-    }
-
     fn send_ack(&mut self, out: &mut Vec<Packet>) {
         let mut blocks = [SeqRange::default(); MAX_SACK_BLOCKS];
         let mut n = 0;
-        for seq in self.recent.iter().flatten() {
-            if let Some(block) = self.block_containing(*seq) {
-                if !blocks[..n].contains(&block) {
-                    blocks[n] = block;
-                    n += 1;
-                }
+        for &block in self.recent.iter().flatten() {
+            // Blocks delivered in order since are no longer reported.
+            if self.window.is_above(block) && !blocks[..n].contains(&block) {
+                blocks[n] = block;
+                n += 1;
             }
         }
         self.unacked = 0;
@@ -172,7 +147,7 @@ impl Receiver {
             size: self.ack_size,
             sent_at: self.echo.0,
             ecn: Ecn::NotEct,
-            payload: Payload::ack(self.rcv_nxt, &blocks[..n], self.echo.1),
+            payload: Payload::ack(self.window.rcv_nxt(), &blocks[..n], self.echo.1, self.ece),
         });
     }
 }
@@ -189,7 +164,7 @@ mod tests {
             size: 1500,
             sent_at: SimTime(seq),
             ecn: Ecn::NotEct,
-            payload: Payload::Data { seq, retransmission: false },
+            payload: Payload::Data { seq, retransmission: false, cwr: false },
         }
     }
     fn ack_of(p: &Packet) -> (u64, Vec<(u64, u64)>) {
@@ -225,6 +200,25 @@ mod tests {
         r.on_data(SimTime(0), &data(4), &mut out);
         assert_eq!(ack_of(&out[5]), (6, vec![]));
         assert_eq!(r.delivered(), 6);
+    }
+
+    #[test]
+    fn a_segment_joining_reported_blocks_reports_the_joined_block_once() {
+        // 0 arrives; 1 and 3 lost; 2 and 4 arrive: SACK (4,5), (2,3). 3 arrives and joins both into
+        // (2,5): reported once, not once per earlier block. 6 arrives: (6,7) first, then (2,5).
+        let mut r = Receiver::new(0, 40, false);
+        let mut out = vec![];
+        for s in [0, 2, 4] {
+            r.on_data(SimTime(0), &data(s), &mut out);
+        }
+        assert_eq!(ack_of(&out[2]), (1, vec![(4, 5), (2, 3)]));
+        r.on_data(SimTime(0), &data(3), &mut out);
+        assert_eq!(ack_of(&out[3]), (1, vec![(2, 5)]));
+        r.on_data(SimTime(0), &data(6), &mut out);
+        assert_eq!(ack_of(&out[4]), (1, vec![(6, 7), (2, 5)]));
+        // 1 fills the first hole: cumulative ACK 5, and (2,5) is no longer reported.
+        r.on_data(SimTime(0), &data(1), &mut out);
+        assert_eq!(ack_of(&out[5]), (5, vec![(6, 7)]));
     }
 
     #[test]

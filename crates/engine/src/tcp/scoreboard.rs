@@ -3,9 +3,23 @@
 //! `lost_out`, `retrans_out`).
 //!
 //! pipe = packets_out - (sacked_out + lost_out) + retrans_out: a lost segment leaves the network, its
-//! retransmission re-enters it. Every update is amortised O(1) per segment: SACK blocks are merged into
-//! an interval set so repeated blocks cost nothing, and the loss-marking and retransmission cursors only
-//! move forward.
+//! retransmission re-enters it.
+//!
+//! No work per ACK grows with the window or the number of holes (issue 13; a slow-start overshoot at
+//! 10 Gbit/s x 300 ms leaves ~10^6 holes in one window): work on a segment is done once for that
+//! segment, and the rest costs O(1) per ACK, or O(log n) amortised at worst where noted.
+//! - A SACK block visits only the segments it newly covers: each SACKed segment links forward past the
+//!   SACKed run it belongs to (`Segment::sacked_run`, shortened as it is followed: union-find's path
+//!   compression, O(log n) amortised at worst), so a block repeated in every ACK costs a link or two,
+//!   not its length.
+//! - RFC 6675 IsLost needs the DupThresh-th highest SACKed segment, FACK and lost-retransmission
+//!   detection the highest: the DupThresh highest are kept as segments are SACKed (`HighestSacked`).
+//! - Loss marking moves a cursor forward only (`lost_mark_pos`).
+//! - NextSeg's search for the lowest lost segment not yet retransmitted moves a cursor forward only
+//!   (`rxt_pos`); a segment that becomes due again behind the cursor (a lost retransmission, a late loss
+//!   mark) goes into a min-heap (O(log k) for k such segments) instead of moving the cursor back over
+//!   the window.
+//! - Lost retransmissions are found in the order they were sent, from the front of a queue.
 //!
 //! For algorithms that ask for delivery-rate samples, a parallel queue keeps each segment's `TxStamp`
 //! (tcp/rate.rs) and the board remembers, per ACK, how many segments were newly delivered and the most
@@ -14,7 +28,8 @@
 use crate::net::packet::SeqRange;
 use crate::tcp::rate::{DeliveredSegment, TxStamp};
 use crate::time::SimTime;
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 const SACKED: u8 = 1;
 const LOST: u8 = 2;
@@ -30,21 +45,62 @@ pub const DUP_THRESH: u64 = 3;
 struct Segment {
     sent_at: SimTime,
     flags: u8,
+    /// SACKed segments only: a segment at most this far ahead is the first not SACKed (or snd_nxt), and
+    /// all between are SACKed. 1 when SACKed; made longer as it is followed (`next_unsacked`).
+    sacked_run: u32,
+}
+
+/// The DupThresh highest SACKed segments at or above snd_una, highest first. Exact as segments are
+/// SACKed (a new one enters if it is among the highest) and as snd_una passes them: once one of them is
+/// below snd_una, so is every SACKed segment below it, so those that remain are all there are.
+#[derive(Clone, Debug, Default)]
+struct HighestSacked {
+    seqs: [u64; DUP_THRESH as usize],
+    len: usize,
+}
+
+impl HighestSacked {
+    fn insert(&mut self, seq: u64) {
+        let full = self.len == self.seqs.len();
+        if full && seq <= self.seqs[self.len - 1] {
+            return;
+        }
+        // Shift the lower ones down (dropping the lowest when full) and place `seq`.
+        let mut i = if full { self.len - 1 } else { self.len };
+        while i > 0 && self.seqs[i - 1] < seq {
+            self.seqs[i] = self.seqs[i - 1];
+            i -= 1;
+        }
+        self.seqs[i] = seq;
+        self.len = (self.len + 1).min(self.seqs.len());
+    }
+    fn remove_below(&mut self, seq: u64) {
+        while self.len > 0 && self.seqs[self.len - 1] < seq {
+            self.len -= 1;
+        }
+    }
+    /// The k-th highest (k = 1: the highest).
+    fn kth(&self, k: u64) -> Option<u64> {
+        (k as usize <= self.len).then(|| self.seqs[k as usize - 1])
+    }
 }
 
 #[derive(Debug, Default)]
 pub struct Scoreboard {
     snd_una: u64,
     segs: VecDeque<Segment>,
-    /// SACKed ranges above snd_una: sorted, disjoint, not adjacent.
-    sacked: Vec<SeqRange>,
+    /// The highest SACKed segments.
+    highest_sacked: HighestSacked,
     pub sacked_out: u32,
     pub lost_out: u32,
     pub retrans_out: u32,
     /// Loss marking by SACK has examined every segment below this.
     lost_mark_pos: u64,
-    /// No segment below this is waiting for a retransmission.
+    /// No segment below this is waiting for a retransmission, except those in `rxt_behind`.
     rxt_pos: u64,
+    /// Segments that became due for retransmission below `rxt_pos` (lowest first). Entries are checked
+    /// when they reach the top: one retransmitted, SACKed or acknowledged since is dropped then.
+    rxt_behind: BinaryHeap<Reverse<u64>>,
     /// One past the highest segment marked lost.
     lost_high: u64,
     /// Segments ever marked lost (Linux `tp->lost`), for rate samples and loss-rate estimates.
@@ -60,8 +116,6 @@ pub struct Scoreboard {
     retransmissions: VecDeque<(u64, u64)>,
     /// Retransmissions found lost by SACK (not by a timeout).
     pub lost_retransmissions: u64,
-    /// Mark losses by distance from the highest SACK (ns-2.35 `ScoreBoard1`) instead of RFC 6675.
-    fack: bool,
 }
 
 impl Scoreboard {
@@ -71,12 +125,6 @@ impl Scoreboard {
     /// A board that keeps delivery-rate stamps (before anything is sent).
     pub fn with_rate_stamps() -> Self {
         Scoreboard { rate_stamps: Some(VecDeque::new()), ..Self::default() }
-    }
-    /// Mark losses as ns-2.35's TCP-Linux scoreboard does (the sender's `linux-2.6` mode): see
-    /// `mark_lost_by_sack`.
-    pub fn with_fack_marking(mut self) -> Self {
-        self.fack = true;
-        self
     }
     pub fn snd_una(&self) -> u64 {
         self.snd_una
@@ -110,7 +158,7 @@ impl Scoreboard {
     /// Record the first transmission of the next new segment; returns its number.
     pub fn push_new(&mut self, now: SimTime) -> u64 {
         let seq = self.snd_nxt();
-        self.segs.push_back(Segment { sent_at: now, flags: 0 });
+        self.segs.push_back(Segment { sent_at: now, flags: 0, sacked_run: 0 });
         if let Some(stamps) = &mut self.rate_stamps {
             stamps.push_back(TxStamp::default());
         }
@@ -167,7 +215,7 @@ impl Scoreboard {
                 // Still LOST from its first loss: clearing RETRANS makes it eligible for NextSeg again.
                 self.seg_mut(seq).flags &= !RETRANS;
                 self.retrans_out -= 1;
-                self.rxt_pos = self.rxt_pos.min(seq);
+                self.due_for_retransmission(seq);
                 self.lost_total += 1;
                 self.lost_retransmissions += 1;
                 found += 1;
@@ -204,12 +252,8 @@ impl Scoreboard {
             self.snd_una += 1;
             acked += 1;
         }
-        // Drop SACK ranges now below snd_una.
         let una = self.snd_una;
-        self.sacked.retain_mut(|r| {
-            r.start = r.start.max(una);
-            r.end > r.start
-        });
+        self.highest_sacked.remove_below(una);
         self.lost_mark_pos = self.lost_mark_pos.max(una);
         self.rxt_pos = self.rxt_pos.max(una);
         (acked, any_retransmitted)
@@ -222,79 +266,68 @@ impl Scoreboard {
         if start >= end {
             return 0;
         }
-        // Ranges that overlap or touch [start, end).
-        let first = self.sacked.partition_point(|r| r.end < start);
-        let mut last = first;
+        // The segments not yet SACKed in [start, end), in increasing order.
         let mut newly = 0;
-        let mut cursor = start;
-        while last < self.sacked.len() && self.sacked[last].start <= end {
-            let r = self.sacked[last];
-            if r.start > cursor {
-                newly += self.mark_sacked(cursor, r.start.min(end));
-            }
-            cursor = cursor.max(r.end);
-            last += 1;
+        let mut seq = self.next_unsacked(start);
+        while seq < end {
+            self.mark_sacked(seq);
+            newly += 1;
+            seq = self.next_unsacked(seq + 1);
         }
-        if cursor < end {
-            newly += self.mark_sacked(cursor, end);
-        }
-        let merged = if first < last {
-            SeqRange { start: start.min(self.sacked[first].start), end: end.max(self.sacked[last - 1].end) }
-        } else {
-            SeqRange { start, end }
-        };
-        self.sacked.splice(first..last, std::iter::once(merged));
         newly
     }
 
-    fn mark_sacked(&mut self, from: u64, to: u64) -> u32 {
-        for seq in from..to {
-            let s = self.seg_mut(seq);
-            let flags = s.flags;
-            s.flags = (flags | SACKED) & !(LOST | RETRANS);
-            if flags & LOST != 0 {
-                self.lost_out -= 1;
+    /// The first segment at or after `seq` that is not SACKed, or snd_nxt. Follows the SACKed segments'
+    /// forward links, then points every segment passed straight at the answer (path compression).
+    fn next_unsacked(&mut self, seq: u64) -> u64 {
+        let snd_nxt = self.snd_nxt();
+        let mut found = seq;
+        while found < snd_nxt {
+            let s = self.seg(found);
+            if s.flags & SACKED == 0 {
+                break;
             }
-            if flags & RETRANS != 0 {
-                self.retrans_out -= 1;
-            }
-            if let Some(stamps) = &self.rate_stamps {
-                let (stamp, sent_at) = (stamps[(seq - self.snd_una) as usize], self.seg(seq).sent_at);
-                self.note_delivered(stamp, sent_at);
-            }
+            found += s.sacked_run as u64;
         }
-        self.sacked_out += (to - from) as u32;
-        (to - from) as u32
+        let mut passed = seq;
+        while passed < found {
+            let s = self.seg_mut(passed);
+            let next = passed + s.sacked_run as u64;
+            s.sacked_run = (found - passed) as u32;
+            passed = next;
+        }
+        found
     }
 
-    /// RFC 6675 IsLost: a segment is lost once DupThresh segments above it are SACKed. With FACK marking
-    /// (ns-2.35 `ScoreBoard1::UpdateScoreBoard`, `lost_seq_threshold = fack_ - (dupack_threshold + 1)`)
-    /// a segment is lost once the highest SACKed sequence number lies DupThresh + 1 or more above it,
-    /// whatever lies between: after a burst of losses each new SACK marks one more hole at once, where
-    /// RFC 6675 waits for three SACKed segments above the last hole. Marks every such segment not yet
-    /// marked; returns how many were newly marked.
-    pub fn mark_lost_by_sack(&mut self) -> u32 {
-        let boundary = if self.fack {
-            // Segments up to fack - (DupThresh + 1) are lost: the boundary (exclusive) is fack - DupThresh.
-            let Some(fack) = self.sacked.last().map(|r| r.end - 1) else { return 0 };
-            if fack < self.snd_una + DUP_THRESH + 1 {
-                return 0;
-            }
-            fack - DUP_THRESH
-        } else {
-            // Find the DupThresh-th highest SACKed segment.
-            let mut need = DUP_THRESH;
-            let mut boundary = None;
-            for r in self.sacked.iter().rev() {
-                if r.len() >= need {
-                    boundary = Some(r.end - need);
-                    break;
-                }
-                need -= r.len();
-            }
-            let Some(boundary) = boundary else { return 0 };
-            boundary
-        };
+    fn mark_sacked(&mut self, seq: u64) {
+        let s = self.seg_mut(seq);
+        let flags = s.flags;
+        s.flags = (flags | SACKED) & !(LOST | RETRANS);
+        s.sacked_run = 1;
+        if flags & LOST != 0 {
+            self.lost_out -= 1;
+        }
+        if flags & RETRANS != 0 {
+            self.retrans_out -= 1;
+        }
+        if let Some(stamps) = &self.rate_stamps {
+            let (stamp, sent_at) = (stamps[(seq - self.snd_una) as usize], self.seg(seq).sent_at);
+            self.note_delivered(stamp, sent_at);
+        }
+        self.sacked_out += 1;
+        self.highest_sacked.insert(seq);
+    }
+
+    /// The `k`-th highest SACKed segment (k = 1: the highest), for k up to DupThresh; None if fewer are
+    /// SACKed. The loss-marking rules (tcp/recovery/) read their boundary from it.
+    pub fn highest_sacked(&self, k: u64) -> Option<u64> {
+        self.highest_sacked.kth(k)
+    }
+
+    /// Mark lost every segment below `boundary` that is neither SACKed nor marked yet (a loss-marking
+    /// rule found them lost). Segments below an earlier call's boundary were examined then and are not
+    /// visited again. Returns how many were newly marked.
+    pub fn mark_lost_below(&mut self, boundary: u64) -> u32 {
         let mut marked = 0;
         let from = self.lost_mark_pos.max(self.snd_una);
         for seq in from..boundary {
@@ -302,13 +335,13 @@ impl Scoreboard {
             if s.flags & (SACKED | LOST) == 0 {
                 s.flags |= LOST;
                 marked += 1;
+                self.due_for_retransmission(seq);
             }
         }
         if marked > 0 {
             self.lost_out += marked;
             self.lost_total += marked as u64;
             self.lost_high = self.lost_high.max(boundary);
-            self.rxt_pos = self.rxt_pos.min(from);
         }
         self.lost_mark_pos = self.lost_mark_pos.max(boundary);
         marked
@@ -322,7 +355,15 @@ impl Scoreboard {
             self.lost_out += 1;
             self.lost_total += 1;
             self.lost_high = self.lost_high.max(seq + 1);
-            self.rxt_pos = self.rxt_pos.min(seq);
+            self.due_for_retransmission(seq);
+        }
+    }
+
+    /// `seq` has just become due for retransmission (lost, no retransmission in flight). The cursor finds
+    /// it if it lies ahead; behind the cursor, it waits in `rxt_behind`.
+    fn due_for_retransmission(&mut self, seq: u64) {
+        if seq < self.rxt_pos {
+            self.rxt_behind.push(Reverse(seq));
         }
     }
 
@@ -343,12 +384,20 @@ impl Scoreboard {
         self.retrans_out = 0;
         self.retransmissions.clear();
         self.rxt_pos = self.snd_una;
+        self.rxt_behind.clear();
         self.lost_high = self.snd_nxt();
         self.lost_mark_pos = self.snd_nxt();
     }
 
     /// The lowest lost segment that has no retransmission in flight (RFC 6675 NextSeg rule 1).
     pub fn next_retransmit(&mut self) -> Option<u64> {
+        // Anything due behind the cursor is lower than anything ahead of it.
+        while let Some(&Reverse(seq)) = self.rxt_behind.peek() {
+            if seq >= self.snd_una && self.seg(seq).flags & (LOST | RETRANS | SACKED) == LOST {
+                return Some(seq);
+            }
+            self.rxt_behind.pop();
+        }
         let end = self.lost_high.min(self.snd_nxt());
         while self.rxt_pos < end {
             let seq = self.rxt_pos;
@@ -368,24 +417,49 @@ impl Scoreboard {
 
     /// Highest SACKed segment + 1, or snd_una.
     pub fn highest_sacked_end(&self) -> u64 {
-        self.sacked.last().map_or(self.snd_una, |r| r.end)
+        self.highest_sacked.kth(1).map_or(self.snd_una, |seq| seq + 1)
     }
 
     /// Consistency check used by tests: counters agree with the per-segment flags.
     pub fn check_invariants(&self) {
         let count = |f: u8| self.segs.iter().filter(|s| s.flags & f != 0).count() as u32;
-        if !self.sacked.is_empty() || self.sacked_out == count(SACKED) {
-            assert_eq!(self.sacked_out, count(SACKED), "sacked_out");
+        let sacked: Vec<u64> =
+            (self.snd_una..self.snd_nxt()).filter(|&seq| self.seg(seq).flags & SACKED != 0).collect();
+        // NewReno's emulated count has no SACKed segments behind it.
+        if !sacked.is_empty() || self.sacked_out == 0 {
+            assert_eq!(self.sacked_out as usize, sacked.len(), "sacked_out");
         }
         assert_eq!(self.lost_out, count(LOST), "lost_out");
         assert_eq!(self.retrans_out, count(RETRANS), "retrans_out");
         assert!(self.in_flight() <= self.packets_out() + self.retrans_out);
+        // The highest SACKed segments.
+        let highest: Vec<u64> = sacked.iter().rev().take(DUP_THRESH as usize).copied().collect();
+        assert_eq!(&self.highest_sacked.seqs[..self.highest_sacked.len], &highest[..], "highest SACKed");
+        // Each SACKed segment's link lands inside its run of SACKed segments or just past it.
+        let mut run_end = self.snd_nxt();
+        for seq in (self.snd_una..self.snd_nxt()).rev() {
+            if self.seg(seq).flags & SACKED == 0 {
+                run_end = seq;
+                continue;
+            }
+            let link = self.seg(seq).sacked_run as u64;
+            assert!(link >= 1 && seq + link <= run_end, "link of SACKed segment {seq}: {link}, run ends at {run_end}");
+        }
+        // NextSeg finds every segment due: each one behind the cursor waits in `rxt_behind`.
+        let behind: std::collections::HashSet<u64> = self.rxt_behind.iter().map(|&Reverse(seq)| seq).collect();
+        for seq in self.snd_una..self.rxt_pos.min(self.snd_nxt()) {
+            if self.seg(seq).flags & (LOST | RETRANS | SACKED) == LOST {
+                assert!(behind.contains(&seq), "segment {seq} due but not found");
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::recovery::ns2_linux::mark_lost_by_fack;
+    use crate::tcp::recovery::rfc6675::mark_lost_by_sack;
 
     fn board_with(n: u64) -> Scoreboard {
         let mut sb = Scoreboard::new();
@@ -406,56 +480,39 @@ mod tests {
         assert_eq!(sb.add_sack(r(12, 14)), 2);
         assert_eq!(sb.add_sack(r(4, 15)), 5); // fills 4, 9..12 and 14
         assert_eq!(sb.sacked_out, 11);
-        assert_eq!(sb.sacked, vec![r(4, 15)]);
+        // One SACKed run, 4..15: 3 and 15 are not SACKed.
+        assert_eq!((sb.next_unsacked(3), sb.next_unsacked(4), sb.next_unsacked(9)), (3, 15, 15));
         sb.check_invariants();
     }
 
     #[test]
-    fn is_lost_needs_three_sacked_segments_above() {
-        // Segments 0..10 out; 0 is lost; 1 and 2 SACKed: not enough. 3 SACKed: 0 is lost.
-        let mut sb = board_with(10);
-        sb.add_sack(r(1, 3));
-        assert_eq!(sb.mark_lost_by_sack(), 0);
-        sb.add_sack(r(3, 4));
-        assert_eq!(sb.mark_lost_by_sack(), 1);
-        assert!(sb.is_lost(0));
-        // pipe: 10 out - 3 SACKed - 1 lost = 6.
-        assert_eq!(sb.in_flight(), 6);
-        assert_eq!(sb.next_retransmit(), Some(0));
-        sb.on_retransmit(0, SimTime(1));
-        assert_eq!(sb.in_flight(), 7);
-        assert_eq!(sb.next_retransmit(), None);
-        sb.check_invariants();
-    }
-
-    #[test]
-    fn fack_marking_counts_distance_from_the_highest_sack() {
-        // A burst: 0..5 lost, 5..12 arrive one by one (the starved NewReno of seed 000, Table II, STCP row).
-        // RFC 6675: nothing until three segments are SACKed (5, 6, 7), then all five holes at once.
-        // FACK (ns-2 ScoreBoard1): lost up to fack - 4. SACK of 5: fack 5, holes 0 and 1 (<= 1) lost.
-        // SACK of 6: hole 2; of 7: hole 3; of 8: hole 4; each SACK marks one more hole.
-        let mut rfc = board_with(12);
-        let mut fack = board_with(12).with_fack_marking();
-        let mut marked = (vec![], vec![]);
-        for seq in 5..9 {
-            rfc.add_sack(r(seq, seq + 1));
-            fack.add_sack(r(seq, seq + 1));
-            marked.0.push(rfc.mark_lost_by_sack());
-            marked.1.push(fack.mark_lost_by_sack());
+    fn the_three_highest_sacked_segments_are_kept_in_any_order_of_arrival() {
+        // SACKed in the order 5, 9, 2, 7, 8: the three highest are 9, 8, 7. snd_una passing 8 leaves 9.
+        let mut h = HighestSacked::default();
+        for seq in [5, 9, 2] {
+            h.insert(seq);
         }
-        assert_eq!(marked.0, vec![0, 0, 5, 0]);
-        assert_eq!(marked.1, vec![2, 1, 1, 1]);
-        // Pipe after the first SACK: RFC 12 - 1 = 11; FACK 12 - 1 SACKed - 2 lost = 9.
-        let mut first = board_with(12).with_fack_marking();
-        first.add_sack(r(5, 6));
-        first.mark_lost_by_sack();
-        assert_eq!(first.in_flight(), 9);
-        // Nothing is lost while the highest SACK is less than 4 above snd_una (fack 3: 3 - 4 < 0).
-        let mut near = board_with(12).with_fack_marking();
-        near.add_sack(r(3, 4));
-        assert_eq!(near.mark_lost_by_sack(), 0);
-        fack.check_invariants();
-        rfc.check_invariants();
+        assert_eq!((h.kth(1), h.kth(2), h.kth(3)), (Some(9), Some(5), Some(2)));
+        h.insert(7);
+        h.insert(8);
+        assert_eq!(&h.seqs[..h.len], &[9, 8, 7]);
+        h.insert(1); // below all three: no change
+        assert_eq!(&h.seqs[..h.len], &[9, 8, 7]);
+        h.remove_below(9);
+        assert_eq!((h.kth(1), h.kth(2)), (Some(9), None));
+    }
+
+    #[test]
+    fn a_repeated_sack_block_follows_links_instead_of_its_segments() {
+        // 0..1000 out, 1..1000 SACKed in one block. The same block again finds nothing new; the link of
+        // segment 1 points straight past the run (to snd_nxt = 1000) after the first lookup.
+        let mut sb = board_with(1000);
+        assert_eq!(sb.add_sack(r(1, 1000)), 999);
+        assert_eq!(sb.add_sack(r(1, 1000)), 0);
+        assert_eq!(sb.seg(1).sacked_run, 999);
+        // A block reaching beyond the run's start into a hole marks only the hole.
+        assert_eq!(sb.add_sack(r(0, 1000)), 1);
+        sb.check_invariants();
     }
 
     #[test]
@@ -466,7 +523,7 @@ mod tests {
         sb.add_sack(r(3, 5));
         sb.add_sack(r(6, 9));
         sb.add_sack(r(10, 20));
-        assert_eq!(sb.mark_lost_by_sack(), 3);
+        assert_eq!(mark_lost_by_sack(&mut sb), 3);
         let mut order = vec![];
         while let Some(seq) = sb.next_retransmit() {
             sb.on_retransmit(seq, SimTime(1));
@@ -487,7 +544,7 @@ mod tests {
         // SACKing 14 (4 beyond) shows the retransmission was lost: it is due again, pipe drops by one.
         let mut sb = board_with(10);
         sb.add_sack(r(1, 10));
-        sb.mark_lost_by_sack();
+        mark_lost_by_sack(&mut sb);
         sb.on_retransmit(0, SimTime(1));
         for _ in 0..5 {
             sb.push_new(SimTime(2));
@@ -513,5 +570,86 @@ mod tests {
         assert_eq!((sb.lost_out, sb.retrans_out, sb.in_flight()), (5, 0, 0));
         assert_eq!(sb.next_retransmit(), Some(0));
         sb.check_invariants();
+    }
+
+    /// One step of a random exercise of the board.
+    #[derive(Clone, Debug)]
+    enum Op {
+        Send(u64),
+        /// A SACK block at this offset from snd_una and of this length (may reach past snd_nxt).
+        Sack(u64, u64),
+        Ack(u64),
+        MarkLost,
+        MarkOne(u64),
+        Retransmit,
+        Timeout,
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            2 => (1u64..40).prop_map(Op::Send),
+            6 => (0u64..120, 1u64..30).prop_map(|(at, len)| Op::Sack(at, len)),
+            1 => (1u64..10).prop_map(Op::Ack),
+            3 => Just(Op::MarkLost),
+            1 => (0u64..20).prop_map(Op::MarkOne),
+            4 => Just(Op::Retransmit),
+            1 => Just(Op::Timeout),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
+
+        /// Whatever happens, the counters, links and cursors stay consistent with the segments' flags, a
+        /// SACK block reports exactly the segments it newly covers, loss marking leaves no segment unmarked
+        /// that its rule calls lost, and NextSeg returns the lowest segment due.
+        #[test]
+        fn the_board_agrees_with_its_definitions(ops in proptest::collection::vec(op(), 1..150), fack in proptest::bool::ANY) {
+            let mut sb = Scoreboard::new();
+            let flags = |sb: &Scoreboard| (sb.snd_una()..sb.snd_nxt()).map(|seq| (seq, sb.seg(seq).flags)).collect::<Vec<_>>();
+            for (step, op) in ops.into_iter().enumerate() {
+                let now = SimTime(step as u64);
+                match op {
+                    Op::Send(n) => for _ in 0..n { sb.push_new(now); },
+                    Op::Sack(at, len) => {
+                        let block = r(sb.snd_una() + at, sb.snd_una() + at + len);
+                        let unsacked = flags(&sb).iter()
+                            .filter(|&&(seq, f)| seq >= block.start && seq < block.end && f & SACKED == 0)
+                            .count() as u32;
+                        proptest::prop_assert_eq!(sb.add_sack(block), unsacked);
+                    }
+                    Op::Ack(k) => { sb.advance(sb.snd_una() + k); }
+                    Op::MarkLost => {
+                        if fack { mark_lost_by_fack(&mut sb) } else { mark_lost_by_sack(&mut sb) };
+                        sb.mark_lost_retransmissions();
+                        let f = flags(&sb);
+                        let sacked: Vec<u64> = f.iter().filter(|p| p.1 & SACKED != 0).map(|p| p.0).collect();
+                        for &(seq, fl) in &f {
+                            let above = sacked.iter().filter(|&&s| s > seq).count() as u64;
+                            let lost_by_rule = if fack {
+                                sacked.last().is_some_and(|&high| high > seq + DUP_THRESH)
+                            } else {
+                                above >= DUP_THRESH
+                            };
+                            if lost_by_rule && fl & SACKED == 0 {
+                                proptest::prop_assert!(fl & LOST != 0, "segment {} not marked lost", seq);
+                            }
+                        }
+                    }
+                    Op::MarkOne(k) => if sb.snd_una() + k < sb.snd_nxt() { sb.mark_lost(sb.snd_una() + k); },
+                    Op::Retransmit => {
+                        let lowest_due = flags(&sb).iter().find(|p| p.1 & (LOST | RETRANS | SACKED) == LOST).map(|p| p.0);
+                        let next = sb.next_retransmit();
+                        proptest::prop_assert_eq!(next, lowest_due);
+                        if let Some(seq) = next {
+                            sb.on_retransmit(seq, now);
+                        }
+                    }
+                    Op::Timeout => sb.mark_all_lost(),
+                }
+                sb.check_invariants();
+            }
+        }
     }
 }

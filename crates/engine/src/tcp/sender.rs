@@ -1,26 +1,16 @@
 //! A bulk-data TCP sender as a sans-IO state machine: it is handed ACKs and timer expiries with `now`,
 //! and answers with the packets to send (appended to `out`) and its next deadline (`timer_deadline`).
 //!
-//! Loss recovery follows RFC 6675 (SACK) by default, or RFC 6582 (NewReno) when SACK is off, on Linux's
-//! state machine: Open -> Recovery on fast retransmit, -> Loss on a retransmission timeout. The window
-//! belongs to the congestion-control algorithm; the sender only reads it.
+//! The sender runs Linux's state machine: Open -> Recovery on fast retransmit, -> Loss on a
+//! retransmission timeout, back to Open once the recovery point is acknowledged. The window belongs to
+//! the congestion-control algorithm; the sender only reads it. What differs between loss-recovery rules
+//! (which ACKs mark which segments lost, entry, partial ACKs, exit, sending beyond cwnd) is the rule's
+//! own type behind `LossRecovery` (tcp/recovery/): RFC 6675 (SACK) by default, RFC 6582 (NewReno) when
+//! SACK is off, or ns-2.35 TCP-Linux's stand-in for Linux 2.6 rate-halving (`linux-2.6`).
 //!
-//! A third mode, `linux-2.6`, copies ns-2.35 TCP-Linux (`tcp/tcp-linux.cc`, Wei & Cao 2006; fact sheet
-//! §1.7), which stands in for Linux 2.6's rate-halving on the same SACK scoreboard:
-//! - entry (from Open, or from Loss when an ACK marks a new loss): ssthresh from the algorithm, then cwnd
-//!   = the algorithm's `min_cwnd()` at once (`tcp_fastretrans_alert`);
-//! - sending: while pipe < max(cwnd, allowance). The allowance (`next_pkts_in_flight_`) starts at the old
-//!   cwnd, is lowered to pipe + 1 before each sending opportunity and to max(pipe - 1, 1) after each
-//!   transmission (`send_much`), so about one packet leaves per two ACKs until pipe has fallen to cwnd;
-//! - loss marking (`Scoreboard::with_fack_marking`): a hole is lost once the highest SACK lies 4 or more
-//!   sequence numbers above it (ns-2 `ScoreBoard1`), and recovery starts at the first such mark;
-//! - exit (the recovery point acknowledged, from Recovery or Loss): if cwnd < ssthresh, cwnd = ssthresh
-//!   capped at outstanding + 3 (`tcp_moderate_cwnd`, `tcp_max_burst` = 3); no COMPLETE_CWR, no undo;
-//! - a timeout clears the allowance;
-//! - the retransmission timer is ns-2's (`tcp/rto_ns2.rs`): RTO = max(200 ms, srtt + 4 rttvar) in 1 ms
-//!   ticks from a sample on every ACK, re-armed by every ACK (duplicates included) and not by the
-//!   retransmission of the head.
-//! The algorithm learns these windows through `CongestionControl::set_cwnd`.
+//! The retransmission timer follows Linux (RFC 6298, `tcp/rtt.rs`), except in `linux-2.6` mode, which
+//! takes ns-2's (`tcp/rto_ns2.rs`): RTO = max(200 ms, srtt + 4 rttvar) in 1 ms ticks from a sample on
+//! every ACK, re-armed by every ACK (duplicates included) and not by the retransmission of the head.
 //!
 //! Two services exist for algorithms that ask for them (BBR), and cost one branch otherwise:
 //! - delivery-rate samples (`tcp/rate.rs`), handed over in `AckSample::rate`;
@@ -32,36 +22,14 @@
 
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::net::packet::{Direction, Ecn, Packet, Payload};
+use crate::tcp::burst::BurstLimit;
 use crate::tcp::rate::RateSampler;
+pub use crate::tcp::recovery::Recovery;
+use crate::tcp::recovery::{AckEvent, LossRecovery};
 use crate::tcp::rto_ns2::Ns2Rto;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::scoreboard::{Scoreboard, DUP_THRESH};
 use crate::time::{Rate, SimDuration, SimTime};
-use serde::{Deserialize, Serialize};
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Recovery {
-    /// SACK-based loss recovery (RFC 6675).
-    Sack,
-    /// NewReno partial-ACK recovery without SACK (RFC 6582).
-    Newreno,
-    /// ns-2.35 TCP-Linux / Linux 2.6 rate-halving on the SACK scoreboard: cwnd = min_cwnd() at entry,
-    /// sending paced to about one packet per two ACKs, cwnd = ssthresh (capped) at exit.
-    #[serde(rename = "linux-2.6")]
-    Linux26,
-}
-
-impl Recovery {
-    /// Whether the receiver's SACK blocks are read.
-    fn uses_sack(self) -> bool {
-        self != Recovery::Newreno
-    }
-}
-
-/// ns-2.35 TCP-Linux `tcp_max_burst` (`tcp/linux/ns-linux-param.c`): at recovery exit cwnd is capped at
-/// the packets outstanding plus this.
-const NS2_MAX_BURST: u32 = 3;
 
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
@@ -74,6 +42,10 @@ pub struct SenderConfig {
     pub rwnd: u64,
     /// No new data is sent from this time on.
     pub stop: Option<SimTime>,
+    /// Negotiate ECN: send new data ECN-capable and react to the receiver's echo (RFC 3168).
+    pub ecn: bool,
+    /// A finite transfer: segments 0..this are all the application writes (None: unlimited).
+    pub segments: Option<u64>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -94,11 +66,19 @@ pub struct SenderCounters {
     pub loss_events: u64,
     pub rtt_samples: u64,
     pub rtt_sum_ns: u128,
+    /// Window reductions in answer to ECN echoes (RFC 3168), outside loss recovery.
+    pub ecn_reductions: u64,
+    /// Start time (ns) of each loss event: entry into fast recovery, or a retransmission timeout taken
+    /// outside recovery (a timeout inside an episode continues that episode). Seed 003's synchronisation
+    /// ratio (Section III) needs the times, not only the count; one u64 per event.
+    pub loss_event_times_ns: Vec<u64>,
 }
 
 pub struct Sender {
     cfg: SenderConfig,
     cc: Box<dyn CongestionControl>,
+    /// The loss-recovery rule (`cfg.recovery`).
+    recovery: Box<dyn LossRecovery>,
     sb: Scoreboard,
     rtt: RttEstimator,
     /// `linux-2.6` mode: ns-2's retransmission timer, which then replaces `rtt`'s RTO (RTT samples for the
@@ -108,8 +88,6 @@ pub struct Sender {
     /// Recovery point: recovery ends when everything up to here is cumulatively acknowledged.
     recover: u64,
     dupacks: u32,
-    /// NewReno mode: duplicate ACKs standing in for SACKed segments.
-    emulated_sacked: u32,
     started: bool,
     rto_deadline: Option<SimTime>,
     counters: SenderCounters,
@@ -119,36 +97,45 @@ pub struct Sender {
     next_send_time: SimTime,
     /// Pacing held back a segment the window allowed: wake up then.
     pacing_wakeup: Option<SimTime>,
-    /// `linux-2.6` mode: the rate-halving send allowance in packets (ns-2 `next_pkts_in_flight_`); 0 outside
-    /// recovery.
-    rate_halving_allowance: u32,
+    /// ECN: the last segment sent when the window was last reduced for an echo; no new reduction until
+    /// it is acknowledged (once per window, RFC 3168 section 6.1.2).
+    ecn_recover: Option<u64>,
+    /// ECN: set CWR on the next new data packet.
+    cwr_pending: bool,
+    /// At most k packets back to back (`tcp/burst.rs`), held with the pacing mechanism.
+    burst: Option<BurstLimit>,
 }
 
 impl Sender {
     pub fn new(cfg: SenderConfig, cc: Box<dyn CongestionControl>) -> Self {
         let wants_rate = cc.wants_rate_samples();
-        let mut sb = if wants_rate { Scoreboard::with_rate_stamps() } else { Scoreboard::new() };
-        if cfg.recovery == Recovery::Linux26 {
-            sb = sb.with_fack_marking();
-        }
+        let sb = if wants_rate { Scoreboard::with_rate_stamps() } else { Scoreboard::new() };
         Sender {
             rtt: RttEstimator::new(cfg.rto_min),
             ns2_rto: (cfg.recovery == Recovery::Linux26).then(|| Ns2Rto::new(cfg.rto_min)),
+            recovery: cfg.recovery.build(),
             cfg,
             cc,
             sb,
             state: CaState::Open,
             recover: 0,
             dupacks: 0,
-            emulated_sacked: 0,
             started: false,
             rto_deadline: None,
             counters: SenderCounters::default(),
             rate: wants_rate.then(RateSampler::new),
             next_send_time: SimTime::ZERO,
             pacing_wakeup: None,
-            rate_halving_allowance: 0,
+            ecn_recover: None,
+            cwr_pending: false,
+            burst: None,
         }
+    }
+
+    /// Send at most `limit`'s burst back to back (for algorithms without a pacing rate).
+    pub fn with_burst_limit(mut self, limit: BurstLimit) -> Self {
+        self.burst = Some(limit);
+        self
     }
 
     pub fn cc(&self) -> &dyn CongestionControl {
@@ -194,7 +181,7 @@ impl Sender {
     }
 
     pub fn on_ack(&mut self, now: SimTime, ack: &Packet, out: &mut Vec<Packet>) {
-        let Payload::Ack { cum_ack, echo_retransmission, .. } = ack.payload else {
+        let Payload::Ack { cum_ack, echo_retransmission, ece, .. } = ack.payload else {
             return;
         };
         let echo = ack.sent_at;
@@ -211,14 +198,15 @@ impl Sender {
 
         let (acked, _) = if cum_ack > self.sb.snd_una() { self.sb.advance(cum_ack) } else { (0, false) };
         let mut newly_sacked = 0;
-        if self.cfg.recovery.uses_sack() {
+        if self.recovery.reads_sack() {
             for block in ack.payload.sack_blocks() {
                 newly_sacked += self.sb.add_sack(block);
             }
         }
 
         // Duplicate ACK: acknowledges nothing new while data is outstanding (RFC 5681 section 2).
-        if acked == 0 && packets_out_before > 0 && cum_ack == self.sb.snd_una() {
+        let duplicate = acked == 0 && packets_out_before > 0 && cum_ack == self.sb.snd_una();
+        if duplicate {
             self.dupacks += 1;
         } else if acked > 0 {
             self.dupacks = 0;
@@ -234,17 +222,7 @@ impl Sender {
             rtt_sample = Some(r);
         }
 
-        if self.cfg.recovery == Recovery::Newreno {
-            if acked == 0 && packets_out_before > 0 && cum_ack == self.sb.snd_una() {
-                self.emulated_sacked += 1;
-            } else if acked > 0 {
-                self.emulated_sacked -= (acked - 1).min(self.emulated_sacked);
-            }
-            self.sb.set_emulated_sacked(self.emulated_sacked);
-        } else {
-            self.sb.mark_lost_by_sack();
-            self.sb.mark_lost_retransmissions();
-        }
+        self.recovery.mark_losses(&mut self.sb, &AckEvent { acked, duplicate });
 
         if acked > 0 || newly_sacked > 0 {
             let min_rtt = self.rtt.min_rtt();
@@ -281,18 +259,19 @@ impl Sender {
             }
         }
 
+        if ece && self.cfg.ecn {
+            self.on_ecn_echo(now, prior_in_flight);
+        }
+
         // State transitions.
         if self.state != CaState::Open && self.sb.snd_una() > self.recover {
             let held_cwnd = self.cc.cwnd();
             if self.state == CaState::Recovery {
                 self.cc.on_recovery_exit(now);
             }
-            if self.cfg.recovery == Recovery::Linux26 {
-                self.exit_recovery_ns2(held_cwnd);
-            }
+            self.recovery.on_exit(self.cc.as_mut(), &mut self.sb, held_cwnd);
             self.state = CaState::Open;
             self.dupacks = 0;
-            self.clear_emulated_sacks();
         }
         match self.state {
             CaState::Open => {
@@ -300,16 +279,14 @@ impl Sender {
                     self.enter_recovery(now, prior_in_flight, out);
                 }
             }
-            // ns-2 TCP-Linux lets an ACK that marks a new loss in the Loss state start a recovery
-            // (`tcp_fastretrans_alert`: "case TCP_CA_Loss: let it through").
-            CaState::Loss if self.cfg.recovery == Recovery::Linux26 && self.sb.lost_total > prior_lost => {
+            // A new loss in the Loss state starts a recovery where the rule says so (ns-2 TCP-Linux).
+            CaState::Loss if self.recovery.recovers_in_loss_state() && self.sb.lost_total > prior_lost => {
                 self.enter_recovery(now, prior_in_flight, out);
             }
             CaState::Recovery => {
-                if acked > 0 && self.cfg.recovery == Recovery::Newreno && self.sb.packets_out() > 0 {
-                    // Partial ACK (RFC 6582 step 5): the next hole is lost too.
-                    let una = self.sb.snd_una();
-                    self.sb.mark_lost(una);
+                // A partial ACK: new data acknowledged short of the recovery point.
+                if acked > 0 && self.sb.packets_out() > 0 {
+                    self.recovery.on_partial_ack(&mut self.sb);
                 }
             }
             CaState::Loss => {}
@@ -326,12 +303,24 @@ impl Sender {
         self.send_what_is_allowed(now, out);
     }
 
-    /// NewReno mode: duplicate ACKs no longer stand for SACKed segments (SACK mode keeps real SACK state).
-    fn clear_emulated_sacks(&mut self) {
-        if self.cfg.recovery == Recovery::Newreno {
-            self.emulated_sacked = 0;
-            self.sb.set_emulated_sacked(0);
+    /// The receiver echoed a CE mark (RFC 3168 section 6.1.2): outside loss recovery, and at most once per
+    /// window, the algorithm takes the reduction it takes for a loss (its `ssthresh`), applied at once
+    /// (Linux walks cwnd down by PRR in its CWR state; no segment is retransmitted either way), and the
+    /// next new segment carries CWR. Inside Recovery or Loss the loss's reduction already stands.
+    fn on_ecn_echo(&mut self, now: SimTime, prior_in_flight: u32) {
+        if self.state != CaState::Open || self.ecn_recover.is_some_and(|r| self.sb.snd_una() <= r) {
+            return;
         }
+        self.counters.ecn_reductions += 1;
+        self.cc.on_congestion_event(&CongestionEvent {
+            now,
+            in_flight: prior_in_flight,
+            min_rtt: self.rtt.min_rtt(),
+            srtt: self.rtt.srtt(),
+        });
+        self.cc.on_recovery_exit(now);
+        self.ecn_recover = Some(self.sb.snd_nxt().saturating_sub(1));
+        self.cwr_pending = true;
     }
 
     /// Linux 2.6 `tcp_is_cwnd_limited`: the window was (nearly) full, so growing it is meaningful.
@@ -348,6 +337,7 @@ impl Sender {
         self.state = CaState::Recovery;
         self.recover = self.sb.snd_nxt() - 1;
         self.counters.loss_events += 1;
+        self.counters.loss_event_times_ns.push(now.0);
         let old_cwnd = self.cc.cwnd();
         self.cc.on_congestion_event(&CongestionEvent {
             now,
@@ -355,30 +345,12 @@ impl Sender {
             min_rtt: self.rtt.min_rtt(),
             srtt: self.rtt.srtt(),
         });
-        if self.cfg.recovery == Recovery::Linux26 {
-            // ns-2 TCP-Linux: cwnd = min_cwnd() at once; the allowance from the old cwnd paces the
-            // retransmissions, the first of which it lets out on this ACK.
-            let floor = self.cc.min_cwnd();
-            self.cc.set_cwnd(floor);
-            self.rate_halving_allowance = old_cwnd;
-            return;
+        self.recovery.on_enter(self.cc.as_mut(), old_cwnd);
+        if self.recovery.retransmits_at_entry() {
+            if let Some(seq) = self.sb.next_retransmit() {
+                self.retransmit(seq, now, out);
+            }
         }
-        // RFC 6675 (4.3) / RFC 6582: the first lost segment is retransmitted at once, whatever cwnd says.
-        if let Some(seq) = self.sb.next_retransmit() {
-            self.retransmit(seq, now, out);
-        }
-    }
-
-    /// ns-2 TCP-Linux leaving Recovery or Loss (`tcp_fastretrans_alert`): the allowance ends, and a window
-    /// below ssthresh is raised to ssthresh, then capped at the packets outstanding + `tcp_max_burst`
-    /// (`tcp_moderate_cwnd`; ns-2 has just cleared its scoreboard, so its pipe is everything outstanding).
-    /// `held_cwnd` is the window before the algorithm's `on_recovery_exit`, which ns-2 does not call.
-    fn exit_recovery_ns2(&mut self, held_cwnd: u32) {
-        self.rate_halving_allowance = 0;
-        let ssthresh = self.cc.ssthresh();
-        let cwnd =
-            if held_cwnd < ssthresh { ssthresh.min(self.sb.packets_out() + NS2_MAX_BURST) } else { held_cwnd };
-        self.cc.set_cwnd(cwnd);
     }
 
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
@@ -394,13 +366,15 @@ impl Sender {
             return;
         }
         self.counters.timeouts += 1;
+        if self.state == CaState::Open {
+            self.counters.loss_event_times_ns.push(now.0);
+        }
         let first_in_episode = self.state != CaState::Loss;
         self.cc.on_timeout(now, first_in_episode);
         self.state = CaState::Loss;
         self.recover = self.sb.snd_nxt() - 1;
-        self.rate_halving_allowance = 0;
         self.dupacks = 0;
-        self.clear_emulated_sacks();
+        self.recovery.on_timeout(&mut self.sb);
         self.sb.mark_all_lost();
         self.rtt.back_off();
         if let Some(timer) = &mut self.ns2_rto {
@@ -410,8 +384,8 @@ impl Sender {
         self.send_what_is_allowed(now, out);
     }
 
-    /// RFC 6675 NextSeg, in order: lost segments, then new data, while pipe < cwnd (in `linux-2.6` mode
-    /// while pipe < max(cwnd, rate-halving allowance)).
+    /// RFC 6675 NextSeg, in order: lost segments, then new data, while pipe < cwnd, or the larger window
+    /// the recovery rule allows (`linux-2.6` mode's rate-halving allowance).
     fn send_what_is_allowed(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if !self.started {
             return;
@@ -419,9 +393,9 @@ impl Sender {
         let cwnd = self.cc.cwnd();
         let pacing_rate = self.cc.pacing_rate_bps();
         self.pacing_wakeup = None;
-        self.rate_halving_allowance = self.rate_halving_allowance.min(self.sb.in_flight() + 1);
-        while self.sb.in_flight() < cwnd.max(self.rate_halving_allowance) {
-            if pacing_rate.is_some() && now < self.next_send_time {
+        let mut window = self.recovery.window_for_sending(cwnd, self.sb.in_flight());
+        while self.sb.in_flight() < window {
+            if (pacing_rate.is_some() || self.burst.is_some()) && now < self.next_send_time {
                 self.pacing_wakeup = Some(self.next_send_time);
                 break;
             }
@@ -436,8 +410,10 @@ impl Sender {
             }
             if let Some(bps) = pacing_rate {
                 self.next_send_time = now + Rate::from_bps(bps.max(1)).tx_time(self.cfg.packet_size);
+            } else if let Some(hold) = self.burst.as_mut().and_then(|b| b.on_send(now)) {
+                self.next_send_time = hold;
             }
-            self.rate_halving_allowance = self.rate_halving_allowance.min(self.sb.in_flight().saturating_sub(1).max(1));
+            window = self.recovery.window_after_sending(cwnd, self.sb.in_flight());
         }
         if self.rto_deadline.is_none() && self.sb.packets_out() > 0 {
             self.rto_deadline = Some(now + self.rto());
@@ -456,7 +432,8 @@ impl Sender {
     /// but the application has no more data (past `stop`; a full receiver window is not app-limited).
     fn check_app_limited(&mut self, now: SimTime) {
         if let Some(rate) = &mut self.rate {
-            if self.cfg.stop.is_some_and(|stop| now >= stop) {
+            let written = self.cfg.segments.is_some_and(|n| self.sb.snd_nxt() >= n);
+            if written || self.cfg.stop.is_some_and(|stop| now >= stop) {
                 rate.mark_app_limited(self.sb.in_flight());
             }
         }
@@ -464,7 +441,8 @@ impl Sender {
 
     fn may_send_new(&self, now: SimTime) -> bool {
         let window_open = self.sb.snd_nxt() - self.sb.snd_una() < self.cfg.rwnd;
-        window_open && self.cfg.stop.map_or(true, |stop| now < stop)
+        let data_left = self.cfg.segments.map_or(true, |n| self.sb.snd_nxt() < n);
+        window_open && data_left && self.cfg.stop.map_or(true, |stop| now < stop)
     }
 
     fn retransmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
@@ -486,14 +464,18 @@ impl Sender {
             self.sb.set_tx_stamp(seq, stamp);
         }
         self.counters.packets_sent += 1;
+        // RFC 3168 section 6.1.5: retransmissions are not ECN-capable; CWR rides on new data.
+        let ecn = if self.cfg.ecn && !retransmission { Ecn::Ect } else { Ecn::NotEct };
+        let cwr = self.cwr_pending && !retransmission;
+        self.cwr_pending &= !cwr;
         out.push(Packet {
             flow: self.cfg.flow,
             dir: Direction::Forward,
             hop: 0,
             size: self.cfg.packet_size,
             sent_at: now,
-            ecn: Ecn::NotEct,
-            payload: Payload::Data { seq, retransmission },
+            ecn,
+            payload: Payload::Data { seq, retransmission, cwr },
         });
     }
 }

@@ -16,6 +16,8 @@ fn sender(recovery: Recovery, initial_cwnd: u32) -> Sender {
         rto_min: SimDuration::from_millis(200),
         rwnd: 1 << 30,
         stop: None,
+        ecn: false,
+        segments: None,
     };
     Sender::new(cfg, Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, initial_cwnd)))
 }
@@ -35,7 +37,7 @@ fn ack(cum: u64, sack: &[(u64, u64)], echo_retx: bool) -> Packet {
         size: 40,
         sent_at: SimTime(0),
         ecn: Ecn::NotEct,
-        payload: Payload::ack(cum, &blocks, echo_retx),
+        payload: Payload::ack(cum, &blocks, echo_retx, false),
     }
 }
 
@@ -50,7 +52,7 @@ fn feed(s: &mut Sender, now: SimTime, a: Packet) -> Vec<(u64, bool)> {
 fn emitted(out: &[Packet]) -> Vec<(u64, bool)> {
     out.iter()
         .map(|p| match p.payload {
-            Payload::Data { seq, retransmission } => (seq, retransmission),
+            Payload::Data { seq, retransmission, .. } => (seq, retransmission),
             _ => panic!("sender emitted an ACK"),
         })
         .collect()
@@ -228,6 +230,8 @@ fn recording_sender(cwnd: u32, pacing_bps: Option<u64>) -> (Sender, std::sync::A
         rto_min: SimDuration::from_millis(200),
         rwnd: 1 << 30,
         stop: None,
+        ecn: false,
+        segments: None,
     };
     (Sender::new(cfg, Box::new(Recorder { cwnd, pacing_bps, samples: samples.clone() })), samples)
 }
@@ -389,4 +393,114 @@ fn linux_2_6_mode_times_out_like_ns2() {
     // rttvar 123 + 299 - 30 = 392; RTO (392 * 8 + 714) / 8 = 481 ms, so the timer is due at 831 ms.
     feed(&mut s, ms(350), ack(3, &[], true));
     assert_eq!(s.timer_deadline(), Some(ms(831)));
+}
+
+#[test]
+fn an_ecn_echo_halves_the_window_once_per_window_and_the_next_new_segment_carries_cwr() {
+    let mut s = Sender::new(
+        SenderConfig {
+            flow: 0,
+            packet_size: 1500,
+            recovery: Recovery::Sack,
+            rto_min: SimDuration::from_millis(200),
+            rwnd: 1 << 30,
+            stop: None,
+            segments: None,
+            ecn: true,
+        },
+        Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, 10)),
+    );
+    let mut out = vec![];
+    s.start(SimTime(0), &mut out);
+    // IW 10: segments 0-9, all ECN-capable, none with CWR.
+    assert_eq!(out.len(), 10);
+    assert!(out.iter().all(|p| p.ecn == Ecn::Ect && matches!(p.payload, Payload::Data { cwr: false, .. })));
+    let echo = |cum: u64| {
+        let mut a = ack(cum, &[], false);
+        a.payload = Payload::ack(cum, &[], false, true);
+        a
+    };
+    // The ACK of segment 0 echoes CE. Slow start first makes cwnd 11 (Linux raises cwnd before it reads
+    // ECE), then the reduction: ssthresh = 11 / 2 = 5, cwnd = 5. With 9 in flight nothing may leave.
+    let mut out = vec![];
+    s.on_ack(ms(100), &echo(1), &mut out);
+    assert!(out.is_empty());
+    assert_eq!((s.cc().cwnd(), s.cc().ssthresh()), (5, 5));
+    assert_eq!(s.counters().ecn_reductions, 1);
+    assert_eq!(s.state(), CaState::Open, "no retransmission, no recovery state");
+    // More echoes for the same window (segments up to 9, the last sent at the reduction) change nothing.
+    // ACKs 2..5 bring in_flight from 9 down to 5 = cwnd: nothing leaves. The ACK of segment 5 is the
+    // fifth in congestion avoidance at cwnd 5, so cwnd becomes 6 with 4 in flight: segments 10 and 11
+    // leave, and only the first carries CWR.
+    for cum in 2..=5 {
+        let mut out = vec![];
+        s.on_ack(ms(110), &echo(cum), &mut out);
+        assert!(out.is_empty(), "{cum}");
+    }
+    let mut out = vec![];
+    s.on_ack(ms(110), &echo(6), &mut out);
+    assert_eq!(emitted(&out), vec![(10, false), (11, false)]);
+    assert!(matches!(out[0].payload, Payload::Data { cwr: true, .. }));
+    assert!(matches!(out[1].payload, Payload::Data { cwr: false, .. }));
+    assert_eq!(s.counters().ecn_reductions, 1);
+    // Once segment 9 (the last of the reduced window) is acknowledged, a new echo reduces again.
+    let mut out = vec![];
+    s.on_ack(ms(120), &echo(10), &mut out);
+    assert_eq!(s.counters().ecn_reductions, 2);
+}
+
+#[test]
+fn a_receiver_echoes_ce_until_it_sees_cwr() {
+    use crate::tcp::receiver::Receiver;
+    let data = |seq: u64, ecn: Ecn, cwr: bool| Packet {
+        flow: 0,
+        dir: Direction::Forward,
+        hop: 0,
+        size: 1500,
+        sent_at: SimTime(0),
+        ecn,
+        payload: Payload::Data { seq, retransmission: false, cwr },
+    };
+    let ece = |out: &[Packet]| match out.last().unwrap().payload {
+        Payload::Ack { ece, .. } => ece,
+        _ => panic!("not an ACK"),
+    };
+    // Delayed ACKs on: a CE-marked packet is still acknowledged at once.
+    let mut r = Receiver::new(0, 40, true);
+    let mut out = vec![];
+    r.on_data(ms(0), &data(0, Ecn::Ect, false), &mut out);
+    r.on_data(ms(1), &data(1, Ecn::Ect, false), &mut out);
+    assert_eq!(out.len(), 1);
+    assert!(!ece(&out));
+    r.on_data(ms(2), &data(2, Ecn::Ce, false), &mut out);
+    assert_eq!(out.len(), 2, "the CE packet is acknowledged at once");
+    assert!(ece(&out));
+    r.on_data(ms(3), &data(3, Ecn::Ect, false), &mut out);
+    r.on_data(ms(4), &data(4, Ecn::Ect, false), &mut out);
+    assert!(ece(&out), "ECE stays on until CWR");
+    r.on_data(ms(5), &data(5, Ecn::Ect, true), &mut out);
+    r.on_data(ms(6), &data(6, Ecn::Ect, false), &mut out);
+    assert!(!ece(&out), "CWR ends the echo");
+}
+
+#[test]
+fn loss_event_times_record_each_episode_start_once() {
+    // Recovery entered at 100 ms (third SACKed duplicate ACK) is one event; the ACKs after it are not.
+    let mut s = sender(Recovery::Sack, 10);
+    start(&mut s);
+    feed(&mut s, ms(100), ack(0, &[(1, 2)], false));
+    feed(&mut s, ms(100), ack(0, &[(1, 3)], false));
+    feed(&mut s, ms(100), ack(0, &[(1, 4)], false));
+    feed(&mut s, ms(101), ack(0, &[(1, 5)], false));
+    assert_eq!(s.counters().loss_event_times_ns, vec![100_000_000]);
+
+    // IW 2, no answer: the timeout at 1 s (RTO 1 s, no RTT sample) starts an episode from Open; the
+    // backed-off timeout at 3 s continues it, so it adds no event.
+    let mut s = sender(Recovery::Sack, 2);
+    start(&mut s);
+    let mut out = vec![];
+    s.on_timer(ms(1000), &mut out);
+    s.on_timer(ms(3000), &mut out);
+    assert_eq!(s.counters().timeouts, 2);
+    assert_eq!(s.counters().loss_event_times_ns, vec![1_000_000_000]);
 }

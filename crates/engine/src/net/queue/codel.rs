@@ -287,7 +287,7 @@ mod tests {
     const MS: u64 = 1_000_000;
 
     fn pkt(seq: u64, size: u32, ecn: Ecn) -> Packet {
-        Packet { flow: 0, dir: Direction::Forward, hop: 0, size, sent_at: SimTime(0), ecn, payload: Payload::Data { seq, retransmission: false } }
+        Packet { flow: 0, dir: Direction::Forward, hop: 0, size, sent_at: SimTime(0), ecn, payload: Payload::Data { seq, retransmission: false, cwr: false } }
     }
 
     fn seq(p: &Packet) -> u64 {

@@ -89,7 +89,7 @@ mod tests {
             size,
             sent_at: SimTime(0),
             ecn: Ecn::NotEct,
-            payload: Payload::Data { seq, retransmission: false },
+            payload: Payload::Data { seq, retransmission: false, cwr: false },
         }
     }
 

@@ -304,7 +304,7 @@ mod tests {
     const MS: u64 = 1_000_000;
 
     fn pkt(flow: u32, seq: u64, size: u32) -> Packet {
-        Packet { flow, dir: Direction::Forward, hop: 0, size, sent_at: SimTime(0), ecn: Ecn::NotEct, payload: Payload::Data { seq, retransmission: false } }
+        Packet { flow, dir: Direction::Forward, hop: 0, size, sent_at: SimTime(0), ecn: Ecn::NotEct, payload: Payload::Data { seq, retransmission: false, cwr: false } }
     }
 
     fn id(p: &Packet) -> (u32, u64) {

@@ -298,7 +298,7 @@ mod tests {
     const MS: u64 = 1_000_000;
 
     fn pkt(seq: u64, ecn: Ecn) -> Packet {
-        Packet { flow: 0, dir: Direction::Forward, hop: 0, size: 1500, sent_at: SimTime(0), ecn, payload: Payload::Data { seq, retransmission: false } }
+        Packet { flow: 0, dir: Direction::Forward, hop: 0, size: 1500, sent_at: SimTime(0), ecn, payload: Payload::Data { seq, retransmission: false, cwr: false } }
     }
 
     fn pie(cfg: PieConfig) -> Pie {

@@ -528,7 +528,7 @@ mod tests {
             size,
             sent_at: SimTime(0),
             ecn,
-            payload: Payload::Data { seq, retransmission: false },
+            payload: Payload::Data { seq, retransmission: false, cwr: false },
         }
     }
 

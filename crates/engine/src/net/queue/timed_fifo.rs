@@ -48,7 +48,7 @@ mod tests {
     use crate::net::packet::{Direction, Ecn, Payload};
 
     fn pkt(seq: u64, size: u32) -> Packet {
-        Packet { flow: 0, dir: Direction::Forward, hop: 0, size, sent_at: SimTime(0), ecn: Ecn::NotEct, payload: Payload::Data { seq, retransmission: false } }
+        Packet { flow: 0, dir: Direction::Forward, hop: 0, size, sent_at: SimTime(0), ecn: Ecn::NotEct, payload: Payload::Data { seq, retransmission: false, cwr: false } }
     }
 
     #[test]

@@ -1,0 +1,187 @@
+//! Behaviour fingerprints of a fixed set of scenarios, for checking that a change meant to be invisible
+//! (an optimisation, a refactoring) leaves every run bit for bit the same. For each scenario it prints one
+//! line: the name, the full summary as JSON, and an FNV-1a 64 checksum of every time-series column
+//! (flow and queue series, floats by their bit patterns), sampled every 10 ms.
+//!
+//! `scripts/equivalence.sh` builds this at two revisions and compares the outputs; by hand:
+//!
+//! ```text
+//! cargo run --release -p cclab-engine --example fingerprints > after.txt
+//! cargo run --release -p cclab-engine --example fingerprints -- --list          # scenario names only
+//! cargo run --release -p cclab-engine --example fingerprints -- --only sack-    # names containing this
+//! ```
+//!
+//! The set covers the three recovery modes (`sack`, `newreno`, `linux-2.6`) under several algorithms, on
+//! a small and a 1-BDP buffer, lossy links (so that retransmissions are lost too), delayed ACKs, flows
+//! that stop and several flows sharing the link, and large windows whose slow-start overshoot leaves 10^3
+//! to 10^4 holes in one window. It uses only the engine's public interface, so the same file builds
+//! against older revisions.
+
+use cclab_engine::Simulation;
+use serde_json::{json, Value};
+
+struct Scenario {
+    name: String,
+    config: Value,
+}
+
+struct Link {
+    rate_mbps: u64,
+    delay_ms: u64,
+    queue: u64,
+    loss_rate: f64,
+}
+
+fn dumbbell(link: &Link, flows: Vec<Value>, seconds: u64, seed: u64) -> Value {
+    let flows: Vec<Value> = flows
+        .into_iter()
+        .enumerate()
+        .map(|(i, extra)| {
+            let mut f = json!({
+                "cc": "newreno",
+                "src_access_delay_ns": 1_000_000 * (i as u64 + 1),
+                "dst_access_delay_ns": 500_000 * (i as u64 + 1),
+                "access_rate_bps": link.rate_mbps * 10_000_000,
+                "start_ns": 70_000_000 * i as u64,
+            });
+            for (k, v) in extra.as_object().expect("flow fields") {
+                f[k] = v.clone();
+            }
+            f
+        })
+        .collect();
+    json!({
+        "packet_size": 1500,
+        "bottleneck": {"rate_bps": link.rate_mbps * 1_000_000, "delay_ns": link.delay_ms * 1_000_000,
+                       "queue": {"discipline": "droptail", "limit_packets": link.queue},
+                       "loss_rate": link.loss_rate},
+        "flows": flows,
+        "run": {"duration_ns": seconds * 1_000_000_000, "measure_from_ns": seconds * 200_000_000, "seed": seed,
+                "sample_interval_ns": 10_000_000},
+    })
+}
+
+fn scenarios() -> Vec<Scenario> {
+    let mut all = vec![];
+    let mut add = |name: String, config: Value| all.push(Scenario { name, config });
+    let algorithms = [
+        json!("newreno"),
+        json!({"name": "newreno", "variant": "linux-2.6.22"}),
+        json!("cubic"),
+        json!({"name": "cubic", "variant": "linux-2.6.22"}),
+        json!("highspeed"),
+        json!("scalable"),
+        json!("htcp"),
+        json!("westwood"),
+        json!("bic"),
+        json!("compound"),
+        json!("vegas"),
+        json!("fast"),
+        json!("bbr"),
+    ];
+    let cc_name = |cc: &Value| match cc {
+        Value::String(s) => s.clone(),
+        _ => format!("{}@{}", cc["name"].as_str().unwrap_or("?"), cc["variant"].as_str().unwrap_or("?")),
+    };
+    // BDP of 20 Mbit/s x 2 x 20 ms / 1500 B = 67 packets.
+    let links = [
+        ("small-buffer", Link { rate_mbps: 20, delay_ms: 20, queue: 7, loss_rate: 0.0 }),
+        ("one-bdp", Link { rate_mbps: 20, delay_ms: 20, queue: 67, loss_rate: 0.0 }),
+        ("lossy-2pc", Link { rate_mbps: 20, delay_ms: 20, queue: 30, loss_rate: 0.02 }),
+    ];
+    for recovery in ["sack", "newreno", "linux-2.6"] {
+        for cc in &algorithms {
+            for (link_name, link) in &links {
+                for delayed_ack in [false, true] {
+                    let ack = if delayed_ack { "-delack" } else { "" };
+                    add(
+                        format!("{recovery}-{}-{link_name}{ack}", cc_name(cc)),
+                        dumbbell(link, vec![json!({"cc": cc, "recovery": recovery, "delayed_ack": delayed_ack})], 20, 5),
+                    );
+                }
+            }
+        }
+        // Several flows sharing a small buffer, with heavy random loss: timeouts, lost retransmissions.
+        let shared = Link { rate_mbps: 10, delay_ms: 30, queue: 12, loss_rate: 0.05 };
+        let flows = ["newreno", "cubic", "bbr", "westwood"]
+            .iter()
+            .map(|cc| json!({"cc": cc, "recovery": recovery}))
+            .collect();
+        add(format!("{recovery}-four-flows-lossy-5pc"), dumbbell(&shared, flows, 30, 11));
+        // Flows that stop: the application-limited tail and the final recovery.
+        let stopping = (0..3)
+            .map(|i| json!({"cc": if i == 1 { "bbr" } else { "cubic" }, "recovery": recovery, "stop_ns": 4_000_000_000u64 + i * 1_500_000_000}))
+            .collect();
+        add(format!("{recovery}-stopping"), dumbbell(&Link { rate_mbps: 50, delay_ms: 10, queue: 40, loss_rate: 0.001 }, stopping, 10, 2));
+        // Large windows: 1 Gbit/s x 2 x 50 ms = 8333 packets; the slow-start overshoot into a 1-BDP buffer
+        // loses thousands of packets in one window, a 0.1-BDP one many holes per window afterwards.
+        for (buffer_name, queue) in [("1bdp", 8333), ("0.1bdp", 833)] {
+            for cc in ["newreno", "cubic", "bbr"] {
+                add(
+                    format!("{recovery}-{cc}-1g-{buffer_name}"),
+                    dumbbell(&Link { rate_mbps: 1000, delay_ms: 50, queue, loss_rate: 0.0 }, vec![json!({"cc": cc, "recovery": recovery})], 8, 1),
+                );
+            }
+        }
+        add(
+            format!("{recovery}-newreno-1g-lossy"),
+            dumbbell(&Link { rate_mbps: 1000, delay_ms: 50, queue: 8333, loss_rate: 0.001 }, vec![json!({"recovery": recovery, "delayed_ack": true})], 8, 4),
+        );
+    }
+    all
+}
+
+/// FNV-1a 64 over a column's bytes.
+fn fnv1a(bytes: impl Iterator<Item = u8>) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+fn column_u32(v: &[u32]) -> String {
+    fnv1a(v.iter().flat_map(|x| x.to_le_bytes()))
+}
+fn column_u64(v: &[u64]) -> String {
+    fnv1a(v.iter().flat_map(|x| x.to_le_bytes()))
+}
+fn column_f64(v: &[f64]) -> String {
+    fnv1a(v.iter().flat_map(|x| x.to_bits().to_le_bytes()))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).cloned();
+    let list = args.iter().any(|a| a == "--list");
+    for s in scenarios() {
+        if only.as_ref().is_some_and(|o| !s.name.contains(o.as_str())) {
+            continue;
+        }
+        if list {
+            println!("{}", s.name);
+            continue;
+        }
+        let mut sim = Simulation::from_json(&s.config.to_string()).unwrap_or_else(|e| panic!("{}: {e:?}", s.name));
+        sim.run();
+        let f = sim.flow_series();
+        let q = sim.queue_series();
+        let mut series = json!({
+            "cwnd": column_u32(&f.cwnd),
+            "ssthresh": column_u32(&f.ssthresh),
+            "in_flight": column_u32(&f.in_flight),
+            "delivered": column_u64(&f.delivered),
+            "srtt_s": column_f64(&f.srtt_s),
+            "rtt_s": column_f64(&f.rtt_s),
+            "queue_packets": column_u64(&q.queue_packets),
+            "queue_bytes": column_u64(&q.queue_bytes),
+            "queue_drops": column_u64(&q.drops),
+        });
+        for (name, col) in &f.cc {
+            series[name] = json!(column_f64(col));
+        }
+        let line = json!({"scenario": s.name, "summary": sim.summary(), "series": series});
+        println!("{line}");
+    }
+}

@@ -1,0 +1,98 @@
+//! Loss-recovery rules. The sender owns the state machine (Open -> Recovery on loss, Loss after a
+//! retransmission timeout, back to Open once the recovery point is acknowledged) and the scoreboard; the
+//! congestion-control algorithm owns the reduction (its `ssthresh` on a congestion event). What differs
+//! between the rules lives here, one small type per rule behind `LossRecovery` (the split of Linux, where
+//! `tcp_fastretrans_alert` walks cwnd to the algorithm's target by PRR or rate-halving):
+//! - which segments an ACK shows lost, and whether SACK blocks are read at all;
+//! - what happens at entry, on a partial ACK, at exit and on a timeout;
+//! - how much may be sent during recovery beyond cwnd.
+//!
+//! | `flows.N.recovery` | type | follows |
+//! |---|---|---|
+//! | `sack` (default) | `rfc6675::Rfc6675` | RFC 6675 SACK loss recovery |
+//! | `newreno` | `rfc6582::Rfc6582` | RFC 6582 NewReno without SACK, duplicate ACKs counted as Linux does |
+//! | `linux-2.6` | `ns2_linux::Ns2Linux` | ns-2.35 TCP-Linux's stand-in for Linux 2.6 rate-halving |
+
+pub mod ns2_linux;
+pub mod rfc6582;
+pub mod rfc6675;
+
+use crate::cc::CongestionControl;
+use crate::tcp::scoreboard::Scoreboard;
+use serde::{Deserialize, Serialize};
+
+/// The recovery rule a flow uses (`flows.N.recovery` in the engine config).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recovery {
+    /// SACK-based loss recovery (RFC 6675).
+    Sack,
+    /// NewReno partial-ACK recovery without SACK (RFC 6582).
+    Newreno,
+    /// ns-2.35 TCP-Linux / Linux 2.6 rate-halving on the SACK scoreboard: cwnd = min_cwnd() at entry,
+    /// sending paced to about one packet per two ACKs, cwnd = ssthresh (capped) at exit.
+    #[serde(rename = "linux-2.6")]
+    Linux26,
+}
+
+impl Recovery {
+    pub fn build(self) -> Box<dyn LossRecovery> {
+        match self {
+            Recovery::Sack => Box::new(rfc6675::Rfc6675),
+            Recovery::Newreno => Box::new(rfc6582::Rfc6582::default()),
+            Recovery::Linux26 => Box::new(ns2_linux::Ns2Linux::default()),
+        }
+    }
+}
+
+/// What the sender learnt from one ACK before the rule marks losses.
+#[derive(Copy, Clone, Debug)]
+pub struct AckEvent {
+    /// Segments newly acknowledged cumulatively.
+    pub acked: u32,
+    /// A duplicate ACK: nothing new acknowledged while data was outstanding (RFC 5681 section 2).
+    pub duplicate: bool,
+}
+
+/// One loss-recovery rule. Hooks a rule does not need keep their default (nothing happens).
+pub trait LossRecovery: Send {
+    /// Whether the receiver's SACK blocks are read into the scoreboard.
+    fn reads_sack(&self) -> bool;
+
+    /// After the ACK's cumulative ACK and SACK blocks are on the scoreboard: mark what it shows lost.
+    fn mark_losses(&mut self, sb: &mut Scoreboard, ack: &AckEvent);
+
+    /// Recovery starts: the algorithm has just taken its reduction from a window of `old_cwnd`.
+    fn on_enter(&mut self, _cc: &mut dyn CongestionControl, _old_cwnd: u32) {}
+
+    /// Whether the first lost segment is retransmitted as recovery starts, whatever cwnd allows (RFC 6675
+    /// section 4.3, RFC 6582 step 2); otherwise it waits for the send allowance.
+    fn retransmits_at_entry(&self) -> bool {
+        true
+    }
+
+    /// In Recovery, an ACK acknowledged new data short of the recovery point (a partial ACK).
+    fn on_partial_ack(&mut self, _sb: &mut Scoreboard) {}
+
+    /// Recovery or Loss ends. `held_cwnd` is the window before the algorithm's `on_recovery_exit`.
+    fn on_exit(&mut self, _cc: &mut dyn CongestionControl, _sb: &mut Scoreboard, _held_cwnd: u32) {}
+
+    /// A retransmission timeout (before the scoreboard marks everything lost).
+    fn on_timeout(&mut self, _sb: &mut Scoreboard) {}
+
+    /// Whether an ACK in the Loss state that marks a new loss starts a recovery.
+    fn recovers_in_loss_state(&self) -> bool {
+        false
+    }
+
+    /// A sending opportunity with `pipe` packets in flight: segments go out while pipe is below the
+    /// returned window (cwnd itself unless the rule lets more out).
+    fn window_for_sending(&mut self, cwnd: u32, _pipe: u32) -> u32 {
+        cwnd
+    }
+
+    /// One segment was sent, leaving `pipe` in flight: the window for the next one.
+    fn window_after_sending(&mut self, cwnd: u32, _pipe: u32) -> u32 {
+        cwnd
+    }
+}
