@@ -126,6 +126,13 @@ class Simulation:
                 "drops": [0, 0] * len(times)}
 
 
+    def loss_events(self) -> dict:
+        """Three loss events per flow (the summary's loss_events), at 1/4, 1/2 and 3/4 of the time run so far,
+        ordered by flow then time as the bindings give them."""
+        flows = range(len(self.config["flows"]))
+        times = [self._now_ns * k // 4 for k in (1, 2, 3)]
+        return {"flow": ints([f for f in flows for _ in times]), "time_ns": ints([t for _ in flows for t in times])}
+
     def connection_records(self) -> dict:
         """No traffic source in the stand-in: every column empty, as the bindings give them without one."""
         floats, counts = np.array([], dtype=np.float64), np.array([], dtype=np.int64)

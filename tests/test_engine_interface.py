@@ -24,7 +24,7 @@ from conftest import EXAMPLE  # noqa: E402
 
 # What the runner, the CLI and the sweeps use of the bindings: everything public.
 MODULE_FUNCTIONS = ["algorithms_json", "queues_json", "source_hash", "version"]
-SIMULATION_METHODS = ["connection_records", "link_series", "run_until", "summary_json", "timeseries"]
+SIMULATION_METHODS = ["connection_records", "link_series", "loss_events", "run_until", "summary_json", "timeseries"]
 SIMULATION_PROPERTIES = ["duration_ns", "events", "now_ns"]
 
 
@@ -85,6 +85,13 @@ def test_the_fake_returns_what_the_real_bindings_return():
             assert fake_series[table][column].dtype == real_series[table][column].dtype, (table, column)
     assert sorted(fake_sim.link_series()) == sorted(real_sim.link_series())
     assert set(fake_sim.link_series()["link"]) == set(real_sim.link_series()["link"])
+    for method in ("loss_events", "connection_records"):
+        real_columns, fake_columns = getattr(real_sim, method)(), getattr(fake_sim, method)()
+        assert sorted(fake_columns) == sorted(real_columns), method
+        for column, values in real_columns.items():
+            assert type(fake_columns[column]) is type(values), (method, column)
+            if hasattr(values, "dtype"):
+                assert fake_columns[column].dtype == values.dtype, (method, column)
     for name in ("now_ns", "duration_ns", "events"):
         assert type(getattr(fake_sim, name)) is type(getattr(real_sim, name)) is int, name
     for name in MODULE_FUNCTIONS:
