@@ -26,7 +26,8 @@ ns-3, ns-2, cclab, ...), so that load from other work hits both alike; the speed
 per-round ratios, with the range. On a shared machine, ratios measured this way are steadier than either
 wall time. A run longer than `--cap` seconds (`--ns3-cap` for ns-3) is stopped and shown as "> cap (to T s)":
 ns-2 and ns-3 print their packets sent every simulated second, so a stopped run is still measured, per
-packet, over the part it simulated (its speed-up is marked "~": a different stretch of the run).
+packet, over the part it simulated, and its speed-up is taken against cclab run again over that same
+stretch (the first T s).
 Beside the wall-time speed-up, "(CPU)" divides packets per CPU second (GNU time's %U + %S): both
 simulators are single-threaded, so on a loaded machine that ratio is the steadier of the two.
 
@@ -352,14 +353,13 @@ def fmt_rss(r: Run | None) -> str:
     return "—" if r is None or r.rss_mb is None else f"{r.rss_mb:.0f}"
 
 
-def ratio_text(ratios: list[float], partial: bool = False) -> str:
-    """Median (range) of the per-round speed-ups; "~" when the other simulator was stopped at the cap."""
+def ratio_text(ratios: list[float]) -> str:
+    """Median (range) of the per-round speed-ups."""
     if not ratios:
         return "—"
-    mark = "~" if partial else ""
     if len(ratios) == 1:
-        return f"{mark}{ratios[0]:.1f}"
-    return f"{mark}{statistics.median(ratios):.1f} ({min(ratios):.1f}-{max(ratios):.1f})"
+        return f"{ratios[0]:.1f}"
+    return f"{statistics.median(ratios):.1f} ({min(ratios):.1f}-{max(ratios):.1f})"
 
 
 def median_run(runs: list[Run]) -> Run | None:
@@ -368,6 +368,17 @@ def median_run(runs: list[Run]) -> Run | None:
         return None
     ranked = sorted(runs, key=lambda r: (r.capped or bool(r.failed), r.wall_s))
     return ranked[(len(ranked) - 1) // 2]
+
+
+def same_stretch(s: Dumbbell, cc: Run, other: Run, o, kept: list[Run]) -> Run:
+    """cclab's run to compare with `other`: the whole run, or, when `other` was stopped at its cap, cclab
+    run again up to the simulated time the other reached, so that both are measured per packet over the
+    same stretch (the start of a run, slow start, costs less per packet than a big window's recovery)."""
+    if not other.capped or other.reached_s is None:
+        return cc
+    again = run_cclab(s, o.cap, duration_s=other.reached_s)
+    kept.append(again)
+    return again if again.pps else cc
 
 
 def bench(scenarios: list[Dumbbell], o, section: str, rounds: int) -> list[dict]:
@@ -379,6 +390,7 @@ def bench(scenarios: list[Dumbbell], o, section: str, rounds: int) -> list[dict]
     rows = []
     for s in scenarios:
         ns2_runs, cclab_runs, ns3_runs, ns2_ratios, ns3_ratios, cpu_ratios = [], [], [], [], [], []
+        same_runs: list[Run] = []
         for _ in range(rounds):
             ns2 = run_ns2(s, o.cap) if o.ns2 and s.ns2_cc else None
             cc = run_cclab(s, o.cap)
@@ -387,20 +399,20 @@ def bench(scenarios: list[Dumbbell], o, section: str, rounds: int) -> list[dict]
                 if r is not None:
                     runs.append(r)
             if cc.pps and ns2 is not None and ns2.pps:
-                ns2_ratios.append(cc.pps / ns2.pps)
+                ns2_ratios.append(same_stretch(s, cc, ns2, o, same_runs).pps / ns2.pps)
             if cc.cpu_pps and ns2 is not None and ns2.cpu_pps:
                 cpu_ratios.append(cc.cpu_pps / ns2.cpu_pps)
             if cc.pps and ns3 is not None and ns3.pps:
-                ns3_ratios.append(cc.pps / ns3.pps)
+                ns3_ratios.append(same_stretch(s, cc, ns3, o, same_runs).pps / ns3.pps)
         ns2, cc, ns3 = median_run(ns2_runs), median_run(cclab_runs), median_run(ns3_runs)
-        ns2_ratio = ratio_text(ns2_ratios, any(r.capped for r in ns2_runs))
+        ns2_ratio = ratio_text(ns2_ratios)
         ns_per_packet = None if cc.pps is None else 1e9 / cc.pps
         print(f"| {s.label} | {s.bdp_packets:,.0f} | {s.buffer:,} | {fmt_wall(ns2, o.cap)} | {fmt_pps(ns2)} | "
               f"{fmt_rss(ns2)} | {fmt_wall(cc, o.cap)} | {cc.packets or 0:,} | {fmt_pps(cc)} | "
               f"{'—' if ns_per_packet is None else f'{ns_per_packet:.0f}'} | {fmt_rss(cc)} | **{ns2_ratio}** | "
               f"{ratio_text(cpu_ratios)} | "
               f"{fmt_wall(ns3, o.ns3_cap)} | {fmt_pps(ns3)} | {fmt_rss(ns3)} | "
-              f"{ratio_text(ns3_ratios, any(r.capped for r in ns3_runs))} |", flush=True)
+              f"{ratio_text(ns3_ratios)} |", flush=True)
         for r, who in ((ns2, "ns-2"), (cc, "cclab"), (ns3, "ns-3")):
             if r is not None and r.failed:
                 print(f"    {who} failed: {r.failed}", file=sys.stderr)
@@ -408,6 +420,7 @@ def bench(scenarios: list[Dumbbell], o, section: str, rounds: int) -> list[dict]
                      "buffer": s.buffer, "ns2": [dataclasses.asdict(r) for r in ns2_runs],
                      "cclab": [dataclasses.asdict(r) for r in cclab_runs],
                      "ns3": [dataclasses.asdict(r) for r in ns3_runs],
+                     "cclab_same_stretch": [dataclasses.asdict(r) for r in same_runs],
                      "cclab_over_ns2": ns2_ratios, "cclab_over_ns2_cpu": cpu_ratios, "cclab_over_ns3": ns3_ratios,
                      "cclab_ns_per_packet": ns_per_packet})
     return rows
@@ -441,26 +454,31 @@ def plot(rows: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    def cost(runs: list[dict]) -> float | None:
+    def cost(runs: list[dict], duration_s: float) -> float | None:
+        # A stopped run counts if it got through a fifth of the run: before that its wall time is mostly
+        # start-up (ns-2 builds 1000 flows in Tcl for most of a minute) and slow start.
         costs = [(r["reached_wall_s"] if r["capped"] else r["wall_s"]) * 1e9 / r["packets"] for r in runs
-                 if r["packets"] and not r["failed"] and (r["reached_wall_s"] or not r["capped"])]
+                 if r["packets"] and not r["failed"]
+                 and (not r["capped"] or (r["reached_wall_s"] and r["reached_s"] >= 0.2 * duration_s))]
         return statistics.median(costs) if costs else None
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     names = {"cclab": "cclab", "ns2": "ns-2", "ns3": "ns-3"}
-    for who, marker in (("cclab", "o"), ("ns2", "s"), ("ns3", "^")):
+    for who, marker, colour in (("cclab", "o", "C0"), ("ns2", "s", "C3"), ("ns3", "^", "C2")):
         for bdp, style in ((0.1, "-"), (1.0, "--")):
-            points = [(r["bdp_packets"], cost(r[who])) for r in rows
+            points = [(r["bdp_packets"], cost(r[who], r["scenario"]["duration_s"])) for r in rows
                       if r["section"] == "windows" and r["scenario"]["bdp"] == bdp]
             points = [(x, y) for x, y in points if y is not None]
             if points:
-                left.plot(*zip(*points), marker=marker, linestyle=style, label=f"{names[who]}, buffer {bdp:g} BDP")
+                left.plot(*zip(*points), marker=marker, linestyle=style, color=colour,
+                          label=f"{names[who]}, buffer {bdp:g} BDP")
         for rate, style in ((1_000_000_000, "-"), (10_000_000_000, "--")):
-            points = [(r["scenario"]["flows"], cost(r[who])) for r in rows
+            points = [(r["scenario"]["flows"], cost(r[who], r["scenario"]["duration_s"])) for r in rows
                       if r["section"] == "flows" and r["scenario"]["rate_bps"] == rate]
             points = [(x, y) for x, y in points if y is not None]
             if points:
-                right.plot(*zip(*points), marker=marker, linestyle=style, label=f"{names[who]}, {rate / 1e9:g} Gbit/s")
+                right.plot(*zip(*points), marker=marker, linestyle=style, color=colour,
+                           label=f"{names[who]}, {rate / 1e9:g} Gbit/s")
     for side, xlabel in ((left, "bottleneck BDP (packets)"), (right, "flows")):
         side.set_xscale("log")
         side.set_yscale("log")
