@@ -26,9 +26,12 @@ def start_sweep(spec: Path, store: Path) -> subprocess.Popen:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "python"), env.get("PYTHONPATH")]))
     # Its own session, like a sweep started from a shell: the test can then see (and clean up) its workers.
+    # With Ctrl-C's default action, as in a terminal: a test run started in the background by a
+    # non-interactive shell (`scripts/test.sh &`) has SIGINT ignored, which the sweep would inherit, and then
+    # it finished all its runs whatever the test sent (seen 3 times in a row, 2026-11-24).
     return subprocess.Popen([sys.executable, "-m", "cclab", "sweep", str(spec), "--store", str(store), "--jobs", "2"],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def wait_for_stored(store: Path, count: int, process: subprocess.Popen) -> int:
