@@ -98,8 +98,8 @@ def test_runs_are_measured_reported_and_reused(toy, tmp_path):
     assert (again.sweep_report.already_stored, again.sweep_report.done) == (8, 0)
     assert again.outcomes[0].values == outcome.values
 
-    page = write_study_report(again, tmp_path / "out")
-    text = page.read_text()
+    report = write_study_report(again, tmp_path / "out")
+    text = report.markdown_path.read_text()
     assert "| NewReno |" in text and "**holds**" in text and "± " in text
     pictures = sorted(p.name for p in (tmp_path / "out").glob("*.png"))
     assert pictures == ["toy-part-bars-2.png", "toy-part-lines-1.png", "toy-part-window-0-cubic.png",
@@ -140,10 +140,10 @@ def test_seed000_quick_reproduction_holds_its_quick_findings(tmp_path):
     failing = [f"{experiment}: {claim.text}: {claim.detail}" for experiment, claim in quick_claims
                if claim.status != "holds"]
     assert not failing, "\n".join(failing)
-    page = write_study_report(result, tmp_path / "out")
+    report = write_study_report(result, tmp_path / "out")
     for figure in ("figure9.png", "figure10.png", "figure11.png", "figure12.png", "figure13.png"):
         assert (tmp_path / "out" / figure).exists()
-    assert page.read_text().count("\n## ") == 6
+    assert report.markdown_path.read_text().count("\n## ") == 6
 
 
 def test_seed001_quick_reproduction_holds_its_quick_findings(tmp_path):
@@ -167,12 +167,12 @@ def test_seed001_quick_reproduction_holds_its_quick_findings(tmp_path):
     failing = [f"{experiment}: {claim.text}: {claim.detail}" for experiment, claim in quick_claims
                if claim.status != "holds"]
     assert not failing, "\n".join(failing)
-    page = write_study_report(result, tmp_path / "out")
+    report = write_study_report(result, tmp_path / "out")
     for figure in ("figure3.png", "figure4b.png", "figure5.png", "figure8-ctcp.png", "figure9-ctcp.png",
                    "figure10-ctcp.png", "figure11.png", "figure12.png", "figure13a-ctcp.png", "figure13b-ctcp.png",
                    "figure14-ctcp.png", "reverse-traffic.png"):
         assert (tmp_path / "out" / figure).exists(), figure
-    text = page.read_text()
+    text = report.markdown_path.read_text()
     assert text.count("\n## ") == 14
     # A grid's table has a line per cell (18 quick cells of Figure 3) and a column per row.
     assert "| cell | CTCP |" in text and "| bw=100 delay=20 per=1e-07 qsize=0.1 |" in text

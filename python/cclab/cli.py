@@ -188,7 +188,8 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
     from .executors import make_executor
     from .experiment import experiments_root, list_experiments, load_experiment
     from .reproduce import reproduce, study_of
-    from .reproduction_report import terminal_view, write_study_report
+    from .html_report import write_index
+    from .reproduction_report import counts_text, terminal_view, write_study_report
     from .store import resolve_root
 
     available = list_experiments()
@@ -217,14 +218,13 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
         result = reproduce(selected, resolve_root(store), executor, quick=quick, progress=progress)
     for outcome in result.outcomes:
         _stdout().print(terminal_view(outcome))
-    page = write_study_report(result, out / (study + ("-quick" if quick else "")))
-    claims = result.claims
-    failing = [c for c in claims if c.status == "fails"]
+    report = write_study_report(result, out / (study + ("-quick" if quick else "")))
+    index = write_index(out)
     sweep = result.sweep_report
     _stderr().print(f"{study}: {sweep.planned} runs ({sweep.already_stored} reused, {sweep.done} computed, "
-                    f"{sweep.failed} failed); findings: {sum(c.status == 'holds' for c in claims)} hold, "
-                    f"{len(failing)} fail, {sum(c.status == 'not checked' for c in claims)} not checked; "
-                    f"wall time {result.wall_s:.1f} s; report: {page}", markup=False)
+                    f"{sweep.failed} failed); findings: {counts_text(report.counts())}; "
+                    f"wall time {result.wall_s:.1f} s; report: {report.html_path} (and report.md; all studies: "
+                    f"{index})", markup=False)
 
 
 # --- sweeps and the result store ---------------------------------------------------------------------

@@ -121,16 +121,7 @@ def reproduce(experiments: list[Experiment], store_root: Path, executor: Executo
               progress: Optional[Callable[[SweepProgress], None]] = None) -> Reproduction:
     """Run (or find in the store) every run of `experiments`, all of one study, and measure them."""
     started = time.perf_counter()
-    studies = {study_of(e.id) for e in experiments}
-    if len(studies) != 1:
-        raise ValueError(f"experiments of several studies ({', '.join(sorted(studies))}); reproduce one at a time")
-    study = studies.pop()
-    plans = [plan_experiment(e, quick) for e in experiments]
-    store = StudyStore(store_root, study, results_version())
-    unique: dict[str, object] = {}
-    for plan in plans:
-        for run in plan.runs:
-            unique.setdefault(run.run.key, run.run)
+    study, plans, store, unique = _plan_study(experiments, store_root, quick)
     fields = ["experiment", "row", "cell"]
     values = {name: sorted({run.params[name] for run in unique.values()}) for name in fields}
     # Longest runs first (packets to simulate ~ rate x duration): two cores finish together rather than one
@@ -147,6 +138,33 @@ def reproduce(experiments: list[Experiment], store_root: Path, executor: Executo
         report.failures += report_retry.failures
     outcomes = [_measure(plan, store) for plan in plans]
     return Reproduction(study, quick, outcomes, report, time.perf_counter() - started)
+
+
+def measure_stored(experiments: list[Experiment], store_root: Path, quick: bool = False) -> Reproduction:
+    """Measure what the store holds of `experiments` (all of one study), computing nothing: `cclab report`
+    rebuilds a study's pages from stored runs. A run not stored is reported as an error ("not run")."""
+    started = time.perf_counter()
+    study, plans, store, unique = _plan_study(experiments, store_root, quick)
+    stored, failed = store.stored_keys(), store.failed_keys()
+    report = SweepReport(planned=len(unique), already_stored=len(stored & unique.keys()),
+                         already_failed=len(failed & unique.keys()), to_run=0)
+    outcomes = [_measure(plan, store) for plan in plans]
+    return Reproduction(study, quick, outcomes, report, time.perf_counter() - started)
+
+
+def _plan_study(experiments: list[Experiment], store_root: Path, quick: bool):
+    """(study, plans, the study's store, run key -> run) of experiments that must all be of one study."""
+    studies = {study_of(e.id) for e in experiments}
+    if len(studies) != 1:
+        raise ValueError(f"experiments of several studies ({', '.join(sorted(studies))}); reproduce one at a time")
+    study = studies.pop()
+    plans = [plan_experiment(e, quick) for e in experiments]
+    store = StudyStore(store_root, study, results_version())
+    unique: dict[str, object] = {}
+    for plan in plans:
+        for run in plan.runs:
+            unique.setdefault(run.run.key, run.run)
+    return study, plans, store, unique
 
 
 def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:

@@ -1,21 +1,32 @@
-"""What `cclab reproduce` shows and writes: terminal tables, and one Markdown page per study.
+"""What `cclab reproduce` and `cclab report` show and write: one model of a study's report, drawn three ways.
 
-The folder of a study (results/<study>/) holds report.md (every experiment: its tables with cclab, the
-paper and ns-2.35 side by side, the paper's findings checked, its figures), values.csv (one line per run
-and metric) and the PNG figures.
+`study_report` measures nothing itself: it turns a `Reproduction` (values measured from the store) into a
+`StudyReport`: per experiment, its tables (cclab's value beside the paper's and ns-2.35's, with the
+difference and the verdict against a stated tolerance), its findings (one per statement of the paper, with
+holds / fails / not checked and the reason) and its figures (PNG files drawn into the study's folder). The
+terminal view (rich), the Markdown page (docs) and the HTML page (`cclab.html_report`) all render that
+model, so they can never disagree.
+
+The folder of a study (results/<study>/) holds report.md and report.html (every experiment), report.json
+(the study's summary, for the index page across studies), values.csv (one line per run and metric) and the
+PNG figures.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
 import numpy as np
 from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 
+from .claims import ClaimResult
 from .experiment import MetricSpec, RowSpec
 from .plotting import bars_figure, lines_figure, timeseries_figure, window_figure
 from .reproduce import ExperimentOutcome, Reproduction, Stats
@@ -24,8 +35,12 @@ from .reproduce import ExperimentOutcome, Reproduction, Stats
 # network configurations does not fit across a page).
 WIDE = 8
 QUICK_NOTE = ("quick mode: shorter runs, fewer points and seeds; the numbers are not comparable to the "
-              "paper's and only the findings marked for quick mode are checked")
-CLAIM_MARK = {"holds": "holds", "fails": "FAILS", "not checked": "not checked"}
+              "paper's (no differences are shown) and only the findings marked for quick mode are checked")
+# A finding's verdict as every view prints it. "partly checked": the parts of a finding that were checked
+# hold, the others were not checked (quick mode checks one placement of Table II's "in both placements").
+FINDING_MARK = {"holds": "holds", "fails": "FAILS", "partly checked": "holds where checked",
+                "not checked": "not checked"}
+VERDICT_MARK = {"ok": "ok", "off": "OFF", "failed": "failed"}
 
 
 def row_algorithm(row: RowSpec) -> str:
@@ -63,94 +78,289 @@ def _mean_text(stats: Optional[Stats], metric: MetricSpec) -> str:
     return text
 
 
-def cell_text(outcome: ExperimentOutcome, metric: MetricSpec, r: int, c: int, markdown: bool) -> str:
+# --- the model ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Reference:
+    """A published value beside cclab's: the paper's or ns-2.35's, and cclab's difference from it ("" in
+    quick mode, whose short runs are not comparable)."""
+    source: str          # "paper" or "ns-2"
+    value: str
+    difference: str      # "+3.1%", or ""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (row, cell) of a metric's table."""
+    value: str                    # cclab: mean ± sd over seeds, "-" when no run finished
+    spread: str                   # "[low, high] n=3" with several seeds, else ""
+    references: tuple[Reference, ...]
+    verdict: str                  # "ok", "off" (outside the stated tolerance), "failed" (no result), or ""
+
+    def lines(self) -> list[str]:
+        """The cell as lines of text, cclab's value first (Markdown and terminal)."""
+        out = [self.value] + ([self.spread] if self.spread else [])
+        out += [f"{r.source} {r.value} {r.difference}".rstrip() for r in self.references]
+        return out
+
+
+@dataclass(frozen=True)
+class MetricTable:
+    title: str
+    corner: str                   # "row", or "cell" for a table turned on its side (WIDE)
+    columns: list[str]
+    rows: list[tuple[str, list[Cell]]]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A statement of the paper and what cclab's runs say of it. An experiment can check one statement in
+    several parts (each placement of Table II, each group of cells of a grid): they make one finding."""
+    text: str
+    status: str                   # a key of FINDING_MARK
+    reason: str                   # what was compared, the values that break it, or why it was not checked
+
+
+@dataclass(frozen=True)
+class Figure:
+    file: str                     # PNG, in the study's folder
+    caption: str
+
+
+@dataclass(frozen=True)
+class RunError:
+    run: str                      # "row / cell / seed #n"
+    why: str
+
+
+@dataclass
+class ExperimentReport:
+    id: str
+    title: str
+    anchor: str
+    description: str
+    file: str
+    runs: str                     # "3 rows x 2 cells x 1 seed(s) = 6 runs"
+    quick: bool
+    tables: list[MetricTable]
+    findings: list[Finding]
+    errors: list[RunError]
+    figures: list[Figure] = field(default_factory=list)
+
+
+@dataclass
+class StudyReport:
+    study: str
+    quick: bool
+    folder: Path
+    runs: str                     # how many runs were planned, found, computed, failed
+    wall_s: float
+    experiments: list[ExperimentReport]
+
+    @property
+    def title(self) -> str:
+        return f"cclab reproduction of {self.study}" + (" (quick)" if self.quick else "")
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [finding for experiment in self.experiments for finding in experiment.findings]
+
+    @property
+    def markdown_path(self) -> Path:
+        return self.folder / "report.md"
+
+    @property
+    def html_path(self) -> Path:
+        return self.folder / "report.html"
+
+    def counts(self) -> dict[str, int]:
+        return {status: sum(1 for f in self.findings if f.status == status) for status in FINDING_MARK}
+
+    def summary(self) -> dict:
+        """What the index page across studies shows of this study (report.json)."""
+        return {"kind": "reproduction", "study": self.study, "quick": self.quick, "title": self.title,
+                "runs": self.runs, "experiments": len(self.experiments), "findings": self.counts(),
+                "cells_off": sum(1 for e in self.experiments for t in e.tables for _, cells in t.rows
+                                 for cell in cells if cell.verdict in ("off", "failed"))}
+
+
+def counts_text(counts: dict[str, int]) -> str:
+    """'3 hold, 1 fails, 2 not checked' (and the partly checked, when there are any)."""
+    text = f"{counts['holds']} hold, {counts['fails']} fail, {counts['not checked']} not checked"
+    if counts.get("partly checked"):
+        text += f", {counts['partly checked']} hold where checked (the rest not checked)"
+    return text
+
+
+def cell(outcome: ExperimentOutcome, metric: MetricSpec, r: int, c: int) -> Cell:
     """cclab's value (mean ± sd over seeds, with their range), the paper's and ns-2.35's with differences."""
     stats = outcome.stats(metric.name, r, c)
-    parts = [_mean_text(stats, metric)]
-    if stats is not None and stats.n > 1:
-        parts.append(f"[{_number(stats.low, metric)}, {_number(stats.high, metric)}] n={stats.n}")
+    spread = f"[{_number(stats.low, metric)}, {_number(stats.high, metric)}] n={stats.n}" \
+        if stats is not None and stats.n > 1 else ""
     mean = stats.mean if stats else None
+    references = []
     for kind, label in (("paper", "paper"), ("ns2", "ns-2")):
         reference = outcome.reference(kind, metric.name, r, c)
         if reference is not None:
-            parts.append(f"{label} {_number(reference, metric)} {_diff(mean, reference)}".rstrip())
-    verdict = outcome.verdict(metric.name, r, c)
-    if verdict:
-        parts.append(f"**{verdict}**" if markdown else {"ok": "[green]ok[/]", "off": "[red]OFF[/]",
-                                                          "failed": "[red]failed[/]"}[verdict])
-    return ("<br>" if markdown else "\n").join(parts)
+            difference = "" if outcome.plan.quick else _diff(mean, reference)
+            references.append(Reference(label, _number(reference, metric), difference))
+    return Cell(_mean_text(stats, metric), spread, tuple(references), outcome.verdict(metric.name, r, c))
 
 
-def terminal_view(outcome: ExperimentOutcome) -> Group:
-    spec = outcome.experiment.spec
-    parts = []
-    for metric in outcome.experiment.metrics:
-        table = Table(title=f"{spec.title}: {metric.title}" + (" (quick)" if outcome.plan.quick else ""),
-                      title_justify="left")
-        header, lines = _table(outcome, metric, markdown=False)
-        for i, name in enumerate(header):
-            table.add_column(name, justify="left" if i == 0 else "right")
-        for line in lines:
-            table.add_row(*line)
-        parts.append(table)
-    if outcome.claims:
-        claims = Table(title="the paper's findings", title_justify="left", show_lines=False)
-        claims.add_column("finding")
-        claims.add_column("cclab")
-        for claim in outcome.claims:
-            colour = {"holds": "green", "fails": "red"}.get(claim.status, "yellow")
-            claims.add_row(claim.text, f"[{colour}]{CLAIM_MARK[claim.status]}[/]")
-        parts.append(claims)
-    for row, cell, replication, why in outcome.errors[:5]:
-        parts.append(f"[red]run {spec.rows[row].name} / {spec.cells[cell].name} / seed #{replication} failed:[/] {why}")
-    return Group(*parts)
-
-
-def _table(outcome: ExperimentOutcome, metric: MetricSpec, markdown: bool) -> tuple[list[str], list[list[str]]]:
+def metric_table(outcome: ExperimentOutcome, metric: MetricSpec) -> MetricTable:
     """A metric's table: a line per row and a column per cell, or the other way round when the cells are
     many (WIDE)."""
     spec, plan = outcome.experiment.spec, outcome.plan
+    title = metric.title
     if len(plan.cells) > WIDE:
-        header = ["cell"] + [spec.rows[r].name for r in plan.rows]
-        return header, [[spec.cells[c].name] + [cell_text(outcome, metric, r, c, markdown) for r in plan.rows]
-                        for c in plan.cells]
-    header = ["row"] + [spec.cells[c].name for c in plan.cells]
-    return header, [[spec.rows[r].name] + [cell_text(outcome, metric, r, c, markdown) for c in plan.cells]
-                    for r in plan.rows]
+        return MetricTable(title, "cell", [spec.rows[r].name for r in plan.rows],
+                           [(spec.cells[c].name, [cell(outcome, metric, r, c) for r in plan.rows])
+                            for c in plan.cells])
+    return MetricTable(title, "row", [spec.cells[c].name for c in plan.cells],
+                       [(spec.rows[r].name, [cell(outcome, metric, r, c) for c in plan.cells]) for r in plan.rows])
+
+
+def findings(claims: list[ClaimResult]) -> list[Finding]:
+    """One finding per statement, in the order first written. A statement checked in several parts fails
+    when any part fails, holds when every part holds, is not checked when no part is, and otherwise holds
+    where checked; the reason names each part's result, so a reader sees which part was left out and why."""
+    parts: dict[str, list[ClaimResult]] = {}
+    for claim in claims:
+        parts.setdefault(claim.text, []).append(claim)
+    out = []
+    for text, results in parts.items():
+        statuses = {result.status for result in results}
+        if "fails" in statuses:
+            status = "fails"
+        elif statuses == {"holds"}:
+            status = "holds"
+        elif statuses == {"not checked"}:
+            status = "not checked"
+        else:
+            status = "partly checked"
+        details = [result.detail or "no reason recorded" for result in results]
+        if len(statuses) == 1 and len(set(details)) == 1:
+            # One part, or parts alike (quick mode's "checked on full runs only"): said once.
+            reason = details[0]
+        else:
+            reason = "; ".join(f"part {i} {FINDING_MARK[result.status]}: {detail}"
+                               for i, (result, detail) in enumerate(zip(results, details), start=1))
+        out.append(Finding(text, status, reason))
+    return out
+
+
+def experiment_report(outcome: ExperimentOutcome, out_dir: Optional[Path] = None) -> ExperimentReport:
+    """The model of one experiment's section; its figures are drawn into `out_dir` when given."""
+    spec, plan = outcome.experiment.spec, outcome.plan
+    runs = (f"{len(plan.rows)} rows x {len(plan.cells)} cells x {plan.replications} seed(s) = {len(plan.runs)} runs"
+            + (f", durations x {plan.time_scale:g}" if plan.time_scale != 1 else ""))
+    errors = [RunError(f"{spec.rows[row].name} / {spec.cells[c].name} / seed #{replication}", why)
+              for row, c, replication, why in outcome.errors]
+    report = ExperimentReport(spec.id, spec.title, _slug(spec.title), spec.description.strip(),
+                              outcome.experiment.path.name, runs, plan.quick,
+                              [metric_table(outcome, m) for m in outcome.experiment.metrics],
+                              findings(outcome.claims), errors)
+    if out_dir is not None:
+        report.figures = _figures(outcome, out_dir)
+    return report
+
+
+def study_report(reproduction: Reproduction, out_dir: Path) -> StudyReport:
+    """The model of a study's report, its figures drawn into `out_dir`."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sweep = reproduction.sweep_report
+    runs = (f"{sweep.planned} runs: {sweep.already_stored} found in the store, {sweep.done} computed, "
+            f"{sweep.failed} failed")
+    missing = sweep.planned - sweep.already_stored - sweep.done - sweep.failed
+    if sweep.to_run == 0 and missing > 0:      # `cclab report`: what the store holds, nothing computed
+        runs += f", {missing} not run"
+    return StudyReport(reproduction.study, reproduction.quick, out_dir, runs, reproduction.wall_s,
+                       [experiment_report(outcome, out_dir) for outcome in reproduction.outcomes])
+
+
+# --- the terminal ------------------------------------------------------------------------------------
+
+def terminal_view(outcome: ExperimentOutcome) -> Group:
+    report = experiment_report(outcome)
+    parts: list[Any] = []
+    for metric in report.tables:
+        table = Table(title=f"{report.title}: {metric.title}" + (" (quick)" if report.quick else ""),
+                      title_justify="left")
+        for i, name in enumerate([metric.corner] + metric.columns):
+            table.add_column(name, justify="left" if i == 0 else "right")
+        for name, cells in metric.rows:
+            table.add_row(name, *(_terminal_cell(c) for c in cells))
+        parts.append(table)
+    if report.findings:
+        claims = Table(title="the paper's findings", title_justify="left", show_lines=False)
+        claims.add_column("finding")
+        claims.add_column("cclab")
+        claims.add_column("why", overflow="fold")
+        for finding in report.findings:
+            colour = {"holds": "green", "fails": "red"}.get(finding.status, "yellow")
+            # Text, not markup: findings carry brackets ("[checked at 0.3 BDP]").
+            claims.add_row(Text(finding.text), Text(FINDING_MARK[finding.status], style=colour),
+                           Text(finding.reason if finding.status != "holds" else ""))
+        parts.append(claims)
+    for error in report.errors[:5]:
+        parts.append(Text.assemble((f"run {error.run} failed: ", "red"), error.why))
+    return Group(*parts)
+
+
+def _terminal_cell(value: Cell) -> str:
+    verdict = {"ok": "[green]ok[/]", "off": "[red]OFF[/]", "failed": "[red]failed[/]"}.get(value.verdict)
+    return "\n".join(value.lines() + ([verdict] if verdict else []))
 
 
 # --- the Markdown page -------------------------------------------------------------------------------
 
-def _experiment_markdown(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
-    spec = outcome.experiment.spec
-    lines = [f"## {spec.title}", ""]
-    if spec.description:
-        lines += [spec.description.strip(), ""]
-    runs = len(outcome.plan.runs)
-    lines += [f"`{outcome.experiment.path.name}`: {len(outcome.plan.rows)} rows x {len(outcome.plan.cells)} cells x "
-              f"{outcome.plan.replications} seed(s) = {runs} runs" +
-              (f", durations x {outcome.plan.time_scale:g}" if outcome.plan.time_scale != 1 else "") + ".", ""]
-    for metric in outcome.experiment.metrics:
-        lines += [f"**{metric.title}**", ""]
-        header, body = _table(outcome, metric, markdown=True)
-        lines.append("| " + " | ".join(header) + " |")
-        lines.append("|---|" + "---:|" * (len(header) - 1))
-        lines += ["| " + " | ".join(line) + " |" for line in body]
+def _markdown_cell(value: Cell) -> str:
+    verdict = VERDICT_MARK.get(value.verdict)
+    return "<br>".join(value.lines() + ([f"**{verdict}**"] if verdict else []))
+
+
+def _experiment_markdown(report: ExperimentReport) -> list[str]:
+    lines = [f"## {report.title}", ""]
+    if report.description:
+        lines += [report.description, ""]
+    lines += [f"`{report.file}`: {report.runs}.", ""]
+    for table in report.tables:
+        lines += [f"**{table.title}**", ""]
+        lines.append("| " + " | ".join([table.corner] + table.columns) + " |")
+        lines.append("|---|" + "---:|" * len(table.columns))
+        lines += ["| " + " | ".join([name] + [_markdown_cell(c) for c in cells]) + " |" for name, cells in table.rows]
         lines.append("")
-    if outcome.claims:
-        lines += ["**The paper's findings**", "", "| finding | cclab | detail |", "|---|---|---|"]
-        for claim in outcome.claims:
-            lines.append(f"| {claim.text} | **{CLAIM_MARK[claim.status]}** | {claim.detail} |")
+    if report.findings:
+        lines += ["**The paper's findings**", "", "| finding | cclab | why |", "|---|---|---|"]
+        for finding in report.findings:
+            lines.append(f"| {finding.text} | **{FINDING_MARK[finding.status]}** | {finding.reason} |")
         lines.append("")
-    for row, cell, replication, why in outcome.errors:
-        lines.append(f"- run {spec.rows[row].name} / {spec.cells[cell].name} / seed #{replication} failed: `{why}`")
-    lines += [""] + _figures(outcome, out_dir)
+    for error in report.errors:
+        lines.append(f"- run {error.run} failed: `{error.why}`")
+    lines.append("")
+    for figure in report.figures:
+        lines += [f"![{figure.caption}]({figure.file})", ""]
     return lines
 
 
-def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
+def markdown_page(report: StudyReport) -> str:
+    lines = [f"# {report.title}", ""]
+    if report.quick:
+        lines += [f"*{QUICK_NOTE}.*", ""]
+    lines += [f"{report.runs}; wall time {report.wall_s:.1f} s.",
+              f"Findings: {counts_text(report.counts())}. "
+              "Numbers are delivered packets x 1500 B per second unless said otherwise; `± sd` and the "
+              "range are over seeds.", ""]
+    lines += ["Experiments:", ""] + [f"- [{e.title}](#{e.anchor})" for e in report.experiments] + [""]
+    for experiment in report.experiments:
+        lines += _experiment_markdown(experiment)
+    return "\n".join(lines) + "\n"
+
+
+def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[Figure]:
+    """Draw the experiment's figures into out_dir; what each file shows."""
     experiment, spec = outcome.experiment, outcome.experiment.spec
-    lines = []
+    drawn: list[Figure] = []
     for index, figure in enumerate(spec.figures):
         rows = [r for r in outcome.plan.rows if not figure.rows or spec.rows[r].name in figure.rows]
         chosen = set(experiment.select_cells(figure.cells, figure.where))
@@ -168,7 +378,7 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
                     name = f"{base}-{_slug(spec.rows[r].name)}.png"
                     window_figure(out_dir / name, f"{spec.rows[r].name}: congestion window and queue",
                                   row_algorithm(spec.rows[r]), panels)
-                    lines += [f"![{spec.rows[r].name}]({name})", ""]
+                    drawn.append(Figure(name, spec.rows[r].name))
         elif figure.kind == "lines":
             metric = experiment.metric(figure.metric)
             name = f"{base}.png"
@@ -180,7 +390,7 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
             means = [m for _, lines_ in panels for line in lines_ for m in line[3] if m == m]
             log_y = bool(means) and min(means) > 0 and max(means) / min(means) >= 100
             lines_figure(out_dir / name, title, xlabel, metric.title, panels, log_x=log_x, log_y=log_y)
-            lines += [f"![{title}]({name})", ""]
+            drawn.append(Figure(name, title))
         elif figure.kind == "bars":
             metrics = [experiment.metric(m) for m in figure.metrics]
             panels = []
@@ -194,7 +404,7 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
             name = f"{base}.png"
             bars_figure(out_dir / name, title, metrics[0].unit,
                         [m.label or m.name for m in metrics], panels)
-            lines += [f"![{title}]({name})", ""]
+            drawn.append(Figure(name, title))
         elif figure.kind == "timeseries":
             for r in rows:
                 panels = []
@@ -206,8 +416,8 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
                     name = f"{base}-{_slug(spec.rows[r].name)}.png"
                     timeseries_figure(out_dir / name, f"{title}: {spec.rows[r].name}",
                                       SERIES_LABEL.get(figure.column, figure.column), panels)
-                    lines += [f"![{spec.rows[r].name}]({name})", ""]
-    return lines
+                    drawn.append(Figure(name, spec.rows[r].name))
+    return drawn
 
 
 SERIES_LABEL = {"throughput": "throughput (Mbit/s)", "queue": "queue (packets)", "cwnd": "window (packets)",
@@ -307,25 +517,14 @@ def _values_csv(reproduction: Reproduction, path: Path) -> None:
                                     outcome.verdict(metric.name, r, c)])
 
 
-def write_study_report(reproduction: Reproduction, out_dir: Path) -> Path:
-    """results/<study>/report.md with every experiment, values.csv and the figures; returns the page."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    claims = reproduction.claims
-    counts = {status: sum(1 for c in claims if c.status == status) for status in CLAIM_MARK}
-    sweep = reproduction.sweep_report
-    lines = [f"# cclab reproduction of {reproduction.study}" + (" (quick)" if reproduction.quick else ""), ""]
-    if reproduction.quick:
-        lines += [f"*{QUICK_NOTE}.*", ""]
-    lines += [f"{sweep.planned} runs: {sweep.already_stored} found in the store, {sweep.done} computed, "
-              f"{sweep.failed} failed; wall time {reproduction.wall_s:.1f} s.",
-              f"Findings: {counts['holds']} hold, {counts['fails']} fail, {counts['not checked']} not checked. "
-              "Numbers are delivered packets x 1500 B per second unless said otherwise; `± sd` and the "
-              "range are over seeds.", ""]
-    lines += ["Experiments:", ""] + [f"- [{o.experiment.spec.title}](#{_slug(o.experiment.spec.title)})"
-                                      for o in reproduction.outcomes] + [""]
-    for outcome in reproduction.outcomes:
-        lines += _experiment_markdown(outcome, out_dir)
-    page = out_dir / "report.md"
-    page.write_text("\n".join(lines) + "\n", encoding="utf-8")
+def write_study_report(reproduction: Reproduction, out_dir: Path) -> StudyReport:
+    """results/<study>/: report.md and report.html with every experiment, report.json (for the index
+    page), values.csv and the figures."""
+    from .html_report import SUMMARY, write_study_page
+
+    report = study_report(reproduction, out_dir)
+    report.markdown_path.write_text(markdown_page(report), encoding="utf-8")
+    write_study_page(report, report.html_path)
+    (out_dir / SUMMARY).write_text(json.dumps(report.summary(), indent=2) + "\n", encoding="utf-8")
     _values_csv(reproduction, out_dir / "values.csv")
-    return page
+    return report

@@ -1,0 +1,54 @@
+"""The report model (`cclab.reproduction_report`): findings checked in several parts make one finding, every
+finding not checked says why, and quick mode shows no differences from the paper."""
+
+from __future__ import annotations
+
+from cclab.claims import ClaimResult
+from cclab.reproduction_report import Cell, FINDING_MARK, Reference, counts_text, findings
+
+BOTH = "STCP starves NewReno (under 10 % of the link) in both placements"
+
+
+def test_a_statement_checked_in_two_parts_is_one_finding_holding_where_checked():
+    # Seed 000 Table II in quick mode: the placement with STCP on host B is checked (quick = true), the other
+    # only on full runs. Before, the report listed the statement twice, "not checked" and "holds".
+    merged = findings([ClaimResult(BOTH, "not checked", "checked on full runs only"),
+                       ClaimResult(BOTH, "holds", "host_a at most 20,000: 1 comparisons")])
+    assert len(merged) == 1
+    assert merged[0].status == "partly checked"
+    assert merged[0].reason == ("part 1 not checked: checked on full runs only; "
+                                "part 2 holds: host_a at most 20,000: 1 comparisons")
+
+
+def test_any_failing_part_fails_the_finding_and_all_holding_parts_hold_it():
+    fails = findings([ClaimResult(BOTH, "holds", "a: 1 comparisons"),
+                      ClaimResult(BOTH, "fails", "host_a at most 20,000: X @ Y: 25,000 not <= 20,000")])
+    assert [(f.status, f.reason) for f in fails] == [
+        ("fails", "part 1 holds: a: 1 comparisons; part 2 FAILS: host_a at most 20,000: X @ Y: 25,000 not <= 20,000")]
+    holds = findings([ClaimResult(BOTH, "holds", "a: 1 comparisons"), ClaimResult(BOTH, "holds", "b: 1 comparisons")])
+    assert [f.status for f in holds] == ["holds"]
+
+
+def test_parts_not_checked_for_one_reason_say_it_once_and_order_is_kept():
+    merged = findings([ClaimResult("first", "holds", "x at least 1: 4 comparisons"),
+                       ClaimResult(BOTH, "not checked", "checked on full runs only"),
+                       ClaimResult(BOTH, "not checked", "checked on full runs only")])
+    assert [(f.text, f.status, f.reason) for f in merged] == [
+        ("first", "holds", "x at least 1: 4 comparisons"), (BOTH, "not checked", "checked on full runs only")]
+
+
+def test_a_finding_not_checked_always_has_a_reason():
+    merged = findings([ClaimResult("no detail", "not checked", "")])
+    assert merged[0].reason == "no reason recorded"
+
+
+def test_counts_name_the_partly_checked_only_when_there_are_some():
+    counts = {status: 0 for status in FINDING_MARK}
+    assert counts_text({**counts, "holds": 3, "not checked": 2}) == "3 hold, 0 fail, 2 not checked"
+    assert counts_text({**counts, "holds": 8, "not checked": 27, "partly checked": 1}) == (
+        "8 hold, 0 fail, 27 not checked, 1 hold where checked (the rest not checked)")
+
+
+def test_a_cell_reads_cclab_first_then_the_references():
+    value = Cell("165,095.0", "", (Reference("paper", "162,113.4", "+1.8%"), Reference("ns-2", "162,378.1", "")), "ok")
+    assert value.lines() == ["165,095.0", "paper 162,113.4 +1.8%", "ns-2 162,378.1"]
