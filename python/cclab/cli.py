@@ -227,6 +227,74 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
                     f"{index})", markup=False)
 
 
+@cli.command("report")
+@click.argument("studies", nargs=-1, metavar="[STUDY]...")
+@click.option("--quick/--full", "quick", default=None,
+              help="Only the quick-mode runs of a reproduction study (as `cclab reproduce --quick` ran them), or "
+                   "only the full ones. Default: each mode with stored runs.")
+@click.option("--store", type=click.Path(file_okay=False, path_type=Path),
+              help="Result store (default: $CCLAB_STORE, else a folder in your user data directory).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
+              show_default=True, help="Folder for the reports (one sub-folder per study) and index.html.")
+def report_command(studies: tuple[str, ...], quick: bool | None, store: Path | None, out: Path) -> None:
+    """Write the HTML report of each STUDY from the runs stored, computing nothing, and an index page.
+
+    STUDY is a reproduction study (seed000: its tables, findings and figures, as `cclab reproduce` writes
+    them) or any study a sweep stored (its points, failures and figures). With no STUDY, every study in
+    the store. Pages: OUT/<study>/report.html (OUT/<study>-quick/ for quick runs) and OUT/index.html.
+    """
+    from .experiment import list_experiments, load_experiment
+    from .html_report import write_index
+    from .reproduce import measure_stored, stored_runs, study_of
+    from .reproduction_report import counts_text, write_study_report
+    from .results import studies as stored_studies
+    from .store import resolve_root
+    from .stored_sweep_report import write_sweep_report
+
+    root = resolve_root(store)
+    available = list_experiments()
+    reproductions = sorted({study_of(k) for k in available if "-" in k})
+    in_store = stored_studies(root)
+    wanted = list(studies) or in_store
+    unknown = [s for s in wanted if s not in reproductions and s not in in_store]
+    if unknown:
+        raise CclabError(f"no stored runs of {', '.join(map(repr, unknown))} in {root} and no reproduction study of "
+                         f"that name; studies in the store: {', '.join(in_store) or 'none'}")
+    console = _stderr()
+    written = []
+    for study in wanted:
+        if study in reproductions:
+            experiments = [load_experiment(path) for key, path in available.items()
+                           if study_of(key) == study and "-" in key]
+            modes = [quick] if quick is not None else [False, True]
+            reported = 0
+            for mode in modes:
+                name = f"{study} (quick)" if mode else study
+                stored, planned = stored_runs(experiments, root, quick=mode)
+                if stored == 0:
+                    continue
+                console.print(f"{name}: measuring {stored} of {planned} runs stored and drawing the figures ...",
+                              markup=False)
+                result = measure_stored(experiments, root, quick=mode)
+                report = write_study_report(result, out / (study + ("-quick" if mode else "")))
+                written.append(report.html_path)
+                reported += 1
+                console.print(f"{name}: {report.runs}; findings: {counts_text(report.counts())}; "
+                              f"report: {report.html_path}", markup=False)
+            if studies and not reported:
+                flag = {True: " --quick", False: "", None: " (or with --quick)"}[quick]
+                console.print(f"{study}: no run stored in {root}; `cclab reproduce {study}{flag}` computes them",
+                              markup=False)
+        else:
+            console.print(f"{study}: reading the stored sweep and drawing the figures ...", markup=False)
+            report = write_sweep_report(study, root, out / study)
+            written.append(report.html_path)
+            console.print(f"{study}: {report.runs}; report: {report.html_path}", markup=False)
+    if studies and not written:
+        raise CclabError(f"nothing to report: no stored run of {', '.join(studies)} in {root}")
+    console.print(f"index of all reports: {write_index(out)}", markup=False)
+
+
 # --- sweeps and the result store ---------------------------------------------------------------------
 
 EXIT_RUNS_FAILED = 1  # the sweep ran, but some of its runs are recorded as failed

@@ -66,7 +66,8 @@ def write_sweep_page(report: StoredSweepReport, path: Path) -> Path:
     """The HTML page of a stored sweep; its figures are read from the page's folder."""
     images = {figure.file: png_data_uri(path.parent / figure.file) for figure in report.figures}
     text = _environment().get_template("sweep.html.j2").render(
-        title=report.title, report=report, images=images, version=_version(), index_link=True)
+        title=report.title, report=report, images=images, n_fields=report.columns.index("seeds") + 1,
+        version=_version(), index_link=True)
     return _write(path, text)
 
 

@@ -152,6 +152,12 @@ def measure_stored(experiments: list[Experiment], store_root: Path, quick: bool 
     return Reproduction(study, quick, outcomes, report, time.perf_counter() - started)
 
 
+def stored_runs(experiments: list[Experiment], store_root: Path, quick: bool = False) -> tuple[int, int]:
+    """(runs stored, runs planned) of `experiments` in this mode."""
+    _, _, store, unique = _plan_study(experiments, store_root, quick)
+    return len(store.stored_keys() & unique.keys()), len(unique)
+
+
 def _plan_study(experiments: list[Experiment], store_root: Path, quick: bool):
     """(study, plans, the study's store, run key -> run) of experiments that must all be of one study."""
     studies = {study_of(e.id) for e in experiments}
