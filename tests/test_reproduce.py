@@ -121,6 +121,17 @@ def test_cli_lists_runs_and_refuses_unknown_parts(toy, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "toy: 8 runs (0 reused, 8 computed, 0 failed); findings: 1 hold, 0 fail" in " ".join(done.stderr.split())
     assert (tmp_path / "o" / "toy-quick" / "report.md").exists()
+    assert (tmp_path / "o" / "toy-quick" / "report.html").exists() and (tmp_path / "o" / "index.html").exists()
+    # `cclab report` rebuilds the pages from the store alone: nothing is computed, the quick runs are found.
+    again = _cli("report", "toy", "--store", str(tmp_path / "s"), "--out", str(tmp_path / "r"), env=env)
+    assert again.returncode == 0, again.stderr
+    assert "toy (quick): 8 runs: 8 found in the store, 0 computed, 0 failed; findings: 1 hold" in again.stderr
+    assert (tmp_path / "r" / "toy-quick" / "report.html").exists() and not (tmp_path / "r" / "toy").exists()
+    assert 'href="toy-quick/report.html"' in (tmp_path / "r" / "index.html").read_text()
+    none = _cli("report", "toy", "--full", "--store", str(tmp_path / "s"), "--out", str(tmp_path / "r"), env=env)
+    assert none.returncode != 0 and "toy: no run stored in" in none.stderr
+    unknown = _cli("report", "nope", "--store", str(tmp_path / "s"), env=env)
+    assert unknown.returncode != 0 and "no stored runs of 'nope'" in unknown.stderr
 
 
 def test_seed000_quick_reproduction_holds_its_quick_findings(tmp_path):

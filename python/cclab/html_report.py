@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .stored_sweep_report import StoredSweepReport
 
 INDEX = "index.html"
+MAX_ERRORS = 20   # failed runs listed per experiment; report.md has them all
 SUMMARY = "report.json"
 
 
@@ -58,7 +59,8 @@ def write_study_page(report: StudyReport, path: Path) -> Path:
               for experiment in report.experiments for figure in experiment.figures}
     text = _environment().get_template("study.html.j2").render(
         title=report.title, report=report, counts=report.counts(), images=images, quick_note=QUICK_NOTE,
-        finding_mark=FINDING_MARK, verdict_mark=VERDICT_MARK, version=_version(), index_link=True)
+        finding_mark=FINDING_MARK, verdict_mark=VERDICT_MARK, max_errors=MAX_ERRORS, version=_version(),
+        index_link=True)
     return _write(path, text)
 
 
