@@ -189,8 +189,8 @@ def test_quick_page_warns_at_the_top_and_gives_every_unchecked_finding_its_reaso
     findings = {f.text: f for f in report.experiments[0].findings}
     both = findings["Both algorithms deliver at least 8 Mbit/s with a buffer of 1 BDP"]
     assert both.status == "partly checked"
-    assert both.reason.startswith("part 1 holds: total at least 8,000: 1 comparisons; part 2 not checked: "
-                                  "checked on full runs only")
+    assert both.reason == ("part 1 (rows NewReno) holds: total at least 8,000: 1 comparisons; "
+                           "part 2 (rows CUBIC) not checked: checked on full runs only")
     assert findings["Jain's index stays above 0.5"].status == "not checked"
     assert findings["Jain's index stays above 0.5"].reason == "checked on full runs only"
     assert html.count("Both algorithms deliver at least 8 Mbit/s with a buffer of 1 BDP") == 1

@@ -4,6 +4,7 @@ finding not checked says why, and quick mode shows no differences from the paper
 from __future__ import annotations
 
 from cclab.claims import ClaimResult
+from cclab.experiment import ClaimSpec
 from cclab.reproduction_report import Cell, FINDING_MARK, Reference, counts_text, findings
 
 BOTH = "STCP starves NewReno (under 10 % of the link) in both placements"
@@ -18,6 +19,21 @@ def test_a_statement_checked_in_two_parts_is_one_finding_holding_where_checked()
     assert merged[0].status == "partly checked"
     assert merged[0].reason == ("part 1 not checked: checked on full runs only; "
                                 "part 2 holds: host_a at most 20,000: 1 comparisons")
+
+
+def test_the_parts_are_named_by_what_sets_them_apart():
+    # Seed 000 Table II: the two parts differ by their rows; seed 001 Figure 3's by their cells' coordinates.
+    rows = [ClaimSpec(text=BOTH, metric="host_b", rows=["A: STCP, B: NewReno"], at_most=20000),
+            ClaimSpec(text=BOTH, metric="host_a", rows=["A: NewReno, B: STCP"], at_most=20000, quick=True)]
+    merged = findings([ClaimResult(BOTH, "not checked", "checked on full runs only"),
+                       ClaimResult(BOTH, "holds", "host_a at most 20,000: 1 comparisons")], rows)
+    assert merged[0].reason == ("part 1 (rows A: STCP, B: NewReno) not checked: checked on full runs only; "
+                                "part 2 (rows A: NewReno, B: STCP) holds: host_a at most 20,000: 1 comparisons")
+    where = [ClaimSpec(text="large queue", metric="utilisation", where={"qsize": 0.5, "delay": [20, 50]}, at_least=0.95),
+             ClaimSpec(text="large queue", metric="utilisation", where={"qsize": 0.5, "delay": 100.0}, at_least=0.95)]
+    merged = findings([ClaimResult("large queue", "holds", "a"), ClaimResult("large queue", "fails", "b")], where)
+    assert merged[0].reason == ("part 1 (where delay=[20, 50], qsize=0.5) holds: a; "
+                                "part 2 (where delay=100, qsize=0.5) FAILS: b")
 
 
 def test_any_failing_part_fails_the_finding_and_all_holding_parts_hold_it():

@@ -27,7 +27,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .claims import ClaimResult
-from .experiment import MetricSpec, RowSpec
+from .experiment import ClaimSpec, MetricSpec, RowSpec
 from .plotting import bars_figure, lines_figure, timeseries_figure, window_figure
 from .reproduce import ExperimentOutcome, Reproduction, Stats
 
@@ -220,15 +220,33 @@ def metric_table(outcome: ExperimentOutcome, metric: MetricSpec) -> MetricTable:
                        [(spec.rows[r].name, [cell(outcome, metric, r, c) for c in plan.cells]) for r in plan.rows])
 
 
-def findings(claims: list[ClaimResult]) -> list[Finding]:
+def _part_names(specs: list[ClaimSpec]) -> list[str]:
+    """What tells the parts of one statement apart: their rows, else their cells, else their metric
+    ("rows A: STCP, B: NewReno"; "where delay=[20, 50], qsize=0.5"); empty when nothing does."""
+    def where(spec: ClaimSpec) -> str:
+        def text(value) -> str:
+            return "[" + ", ".join(f"{v:g}" for v in value) + "]" if isinstance(value, list) else f"{value:g}"
+        return ", ".join(f"{axis}={text(value)}" for axis, value in sorted(spec.where.items()))
+
+    for label, describe in (("rows", lambda c: ", ".join(c.rows)), ("cells", lambda c: ", ".join(c.cells)),
+                            ("where", where), ("metric", lambda c: c.metric)):
+        names = [describe(spec) for spec in specs]
+        if len(set(names)) == len(names):
+            return [f"{label} {name}" if name else f"{label}: all" for name in names]
+    return [""] * len(specs)
+
+
+def findings(claims: list[ClaimResult], specs: Optional[list[ClaimSpec]] = None) -> list[Finding]:
     """One finding per statement, in the order first written. A statement checked in several parts fails
     when any part fails, holds when every part holds, is not checked when no part is, and otherwise holds
-    where checked; the reason names each part's result, so a reader sees which part was left out and why."""
-    parts: dict[str, list[ClaimResult]] = {}
-    for claim in claims:
-        parts.setdefault(claim.text, []).append(claim)
+    where checked; the reason names each part (by what its spec in `specs` selects, when given) and its
+    result, so a reader sees which part was left out and why."""
+    parts: dict[str, list[tuple[ClaimResult, Optional[ClaimSpec]]]] = {}
+    for i, claim in enumerate(claims):
+        parts.setdefault(claim.text, []).append((claim, specs[i] if specs else None))
     out = []
-    for text, results in parts.items():
+    for text, pairs in parts.items():
+        results = [result for result, _ in pairs]
         statuses = {result.status for result in results}
         if "fails" in statuses:
             status = "fails"
@@ -243,8 +261,9 @@ def findings(claims: list[ClaimResult]) -> list[Finding]:
             # One part, or parts alike (quick mode's "checked on full runs only"): said once.
             reason = details[0]
         else:
-            reason = "; ".join(f"part {i} {FINDING_MARK[result.status]}: {detail}"
-                               for i, (result, detail) in enumerate(zip(results, details), start=1))
+            names = _part_names([spec for _, spec in pairs]) if specs else [""] * len(pairs)
+            reason = "; ".join(f"part {i}{f' ({name})' if name else ''} {FINDING_MARK[result.status]}: {detail}"
+                               for i, (result, detail, name) in enumerate(zip(results, details, names), start=1))
         out.append(Finding(text, status, reason))
     return out
 
@@ -259,7 +278,7 @@ def experiment_report(outcome: ExperimentOutcome, out_dir: Optional[Path] = None
     report = ExperimentReport(spec.id, spec.title, _slug(spec.title), spec.description.strip(),
                               outcome.experiment.path.name, runs, plan.quick,
                               [metric_table(outcome, m) for m in outcome.experiment.metrics],
-                              findings(outcome.claims), errors)
+                              findings(outcome.claims, list(spec.claims)), errors)
     if out_dir is not None:
         report.figures = _figures(outcome, out_dir)
     return report
