@@ -109,6 +109,10 @@ ok "--cluster without the extra: $(cat "$WORK/cluster.txt")"
 "$CCLAB" reproduce seed000 --quick --only table1 --jobs 2 --store "$WORK/store" --out "$WORK/results" \
     >"$WORK/table1.txt" 2>"$WORK/table1.err" || fail "quick seed 000 Table I: $(tail -5 "$WORK/table1.err")"
 [[ -s "$WORK/results/seed000-quick/report.md" ]] || fail "quick seed 000 Table I wrote no report"
+# report.html is drawn from the templates shipped in the package (cclab/templates/*.html.j2).
+grep -q "data:image/png;base64," "$WORK/results/seed000-quick/report.html" \
+    || fail "quick seed 000 Table I wrote no HTML report with its figures (templates missing from the wheel?)"
+[[ -s "$WORK/results/index.html" ]] || fail "cclab reproduce wrote no index.html"
 ok "cclab reproduce seed000 --quick --only table1: $(tail -1 "$WORK/table1.err")"
 
 echo "check_wheel: all checks passed (the wheel works outside $REPO) in $((SECONDS - START)) s"

@@ -122,6 +122,8 @@ def test_cli_lists_runs_and_refuses_unknown_parts(toy, tmp_path):
     assert "toy: 8 runs (0 reused, 8 computed, 0 failed); findings: 1 hold, 0 fail" in " ".join(done.stderr.split())
     assert (tmp_path / "o" / "toy-quick" / "report.md").exists()
     assert (tmp_path / "o" / "toy-quick" / "report.html").exists() and (tmp_path / "o" / "index.html").exists()
+    # The terminal warns before its tables too, not only the pages.
+    assert done.stdout.startswith("Quick mode: shorter runs, fewer points and seeds; the numbers are not comparable")
     # `cclab report` rebuilds the pages from the store alone: nothing is computed, the quick runs are found.
     again = _cli("report", "toy", "--store", str(tmp_path / "s"), "--out", str(tmp_path / "r"), env=env)
     assert again.returncode == 0, again.stderr

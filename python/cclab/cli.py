@@ -189,7 +189,7 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
     from .experiment import experiments_root, list_experiments, load_experiment
     from .reproduce import reproduce, study_of
     from .html_report import write_index
-    from .reproduction_report import counts_text, terminal_view, write_study_report
+    from .reproduction_report import QUICK_NOTE, counts_text, terminal_view, write_study_report
     from .store import resolve_root
 
     available = list_experiments()
@@ -216,6 +216,8 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
     show_bar = sys.stderr.isatty()
     with _sweep_bar(study + (" (quick)" if quick else "")) if show_bar else nullcontext() as progress:
         result = reproduce(selected, resolve_root(store), executor, quick=quick, progress=progress)
+    if quick:   # said before the tables, which show the paper's values beside numbers not comparable to them
+        _stdout().print(_text(f"{QUICK_NOTE[0].upper()}{QUICK_NOTE[1:]}.", style="bold yellow"))
     for outcome in result.outcomes:
         _stdout().print(terminal_view(outcome))
     report = write_study_report(result, out / (study + ("-quick" if quick else "")))
