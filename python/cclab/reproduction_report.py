@@ -185,7 +185,7 @@ class StudyReport:
 
 
 def counts_text(counts: dict[str, int]) -> str:
-    """'3 hold, 1 fails, 2 not checked' (and the partly checked, when there are any)."""
+    """'3 hold, 1 fail, 2 not checked' (and those holding where checked, when there are any)."""
     text = f"{counts['holds']} hold, {counts['fails']} fail, {counts['not checked']} not checked"
     if counts.get("partly checked"):
         text += f", {counts['partly checked']} hold where checked (the rest not checked)"
