@@ -90,11 +90,22 @@ metric = "jain"
 at_least = 0.5
 """
 
-SWEEP = SCENARIO.replace('duration = "20s"', 'duration = "4s"').replace('measure_from = "10s"', 'measure_from = "1s"') + """
+SHORT = SCENARIO.replace('duration = "20s"', 'duration = "4s"').replace('measure_from = "10s"', 'measure_from = "1s"')
+# Two points, two replications each, of a scenario with no random element: the replications are the same run.
+SWEEP = SHORT + """
 [sweep]
+replications = 2
 [sweep.grid]
 "flows.0.cc" = ["newreno", "cubic"]
 """
+# One point whose start times are drawn from the seed: its replications differ.
+JITTERED = SHORT + """
+[sweep]
+replications = 2
+[sweep.grid]
+"flows.0.start_jitter" = ["500ms"]
+"""
+IDENTICAL_NOTE = "Every point's replications gave identical results"
 
 
 @pytest.fixture(scope="module")
@@ -129,11 +140,14 @@ def pages(tmp_path_factory):
     out = root / "results"
     full = write_study_report(reproduce([experiment], root / "store", LocalPool(2)), out / "toy")
     quick = write_study_report(reproduce([experiment], root / "store", LocalPool(2), quick=True), out / "toy-quick")
-    (root / "toy-sweep.toml").write_text(SWEEP)
-    sweep = load_sweep(root / "toy-sweep.toml")
-    run_sweep(sweep, StudyStore(root / "store", sweep.study, results_version()), LocalPool(2))
-    swept = write_sweep_report(sweep.study, root / "store", out / sweep.study)
-    return {"full": full, "quick": quick, "sweep": swept, "index": write_index(out)}
+    swept = {}
+    for name, text in (("toy-sweep", SWEEP), ("jittered", JITTERED)):
+        (root / f"{name}.toml").write_text(text)
+        sweep = load_sweep(root / f"{name}.toml")
+        run_sweep(sweep, StudyStore(root / "store", sweep.study, results_version()), LocalPool(2))
+        swept[name] = write_sweep_report(sweep.study, root / "store", out / sweep.study)
+    return {"full": full, "quick": quick, "sweep": swept["toy-sweep"], "jittered": swept["jittered"],
+            "index": write_index(out)}
 
 
 def _self_contained(html: str) -> None:
@@ -198,14 +212,20 @@ def test_quick_page_warns_at_the_top_and_gives_every_unchecked_finding_its_reaso
 
 def test_sweep_page_and_index_load_with_their_figures(chromium, artifacts, pages):
     sweep = pages["sweep"]
-    assert [row[:2] for row in sweep.rows] == [["cubic", "1"], ["newreno", "1"]]
+    assert [row[:2] for row in sweep.rows] == [["cubic", "2"], ["newreno", "2"]]
     _shown(chromium, sweep.html_path, artifacts, "sweep-toy", 2)
-    _self_contained(sweep.html_path.read_text())
+    html = sweep.html_path.read_text()
+    _self_contained(html)
+    # Replications of a scenario without randomness are the same run: the page says so above the table.
+    assert html.index(escape(IDENTICAL_NOTE)) < html.index("<table")
+    jittered = pages["jittered"]
+    assert jittered.rows[0][:2] == ["500ms", "2"] and jittered.notes == []
+    assert escape(IDENTICAL_NOTE) not in jittered.html_path.read_text()
     index = chromium.load(pages["index"])
     assert index.errors == [] and index.title == "cclab reports"
     (artifacts / "index.png").write_bytes(index.screenshot)
     html = pages["index"].read_text()
-    for href in ("toy/report.html", "toy-quick/report.html", "toy-sweep/report.html"):
+    for href in ("toy/report.html", "toy-quick/report.html", "toy-sweep/report.html", "jittered/report.html"):
         assert f'href="{href}"' in html
 
 

@@ -41,6 +41,7 @@ class StoredSweepReport:
     rows: list[list[str]]
     failures: list[tuple[str, str]] = field(default_factory=list)   # (parameters, error)
     figures: list[Figure] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)                   # what a reader must know first
 
     @property
     def title(self) -> str:
@@ -81,6 +82,7 @@ def stored_sweep_report(study: str, store: Path | str | None, out_dir: Path) -> 
     columns = fields + ["seeds"] + ([f"flow {f} goodput Mbit/s" for f in flows] if per_flow else []) + [
         "total goodput Mbit/s", "utilisation", "drops", "mean queue (packets)", "Jain's index"]
     rows, bars, windows = [], [], []
+    replicated, identical = 0, 0     # points with several runs; of those, points whose runs all agree
     for text, point in frame.groupby("params", sort=False):
         values = params[text]
         by_run = point.groupby("run_key")
@@ -93,6 +95,10 @@ def stored_sweep_report(study: str, store: Path | str | None, out_dir: Path) -> 
             if per_flow:
                 row.append(_mean_sd(goodput, MBIT))
         run_wide = by_run.first()
+        if by_run.ngroups > 1:
+            replicated += 1
+            per_run = point.pivot_table(index="run_key", columns="flow", values="goodput_bps")
+            identical += int((per_run.nunique() <= 1).all())
         row += [_mean_sd(by_run["goodput_bps"].sum(), MBIT), _mean_sd(run_wide["bottleneck_utilization"], digits=3),
                 _mean_sd(run_wide["bottleneck_drops"], digits=0),
                 _mean_sd(run_wide["bottleneck_mean_queue_packets"], digits=1), _mean_sd(run_wide["jain_index"], digits=3)]
@@ -106,6 +112,12 @@ def stored_sweep_report(study: str, store: Path | str | None, out_dir: Path) -> 
     report = StoredSweepReport(study, results_version(), out_dir,
                                f"{count} runs stored ({len(rows)} points), {len(failures)} failed", columns, rows,
                                failures)
+    if replicated and identical == replicated:
+        # docs/sweeps.md, "Seeds": the seed drives only the random parts of a scenario (random loss, drawn
+        # start times); without any, replications are the same run, and their sd of 0 says nothing.
+        report.notes.append("Every point's replications gave identical results: the scenario has no random "
+                            "element (random loss, drawn start times), so its replications are the same run "
+                            "and the ± 0 is not a measured spread.")
     out_dir.mkdir(parents=True, exist_ok=True)
     bars_figure(out_dir / "goodput.png", f"{study}: goodput per flow (means over replications)", "Mbit/s",
                 [f"flow {f}" for f in flows] if per_flow else ["all flows"], [("", bars)])
