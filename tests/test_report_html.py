@@ -182,6 +182,8 @@ def test_study_page_loads_with_every_figure_colours_cells_and_merges_findings(ch
     assert newreno[0] == "NewReno" and [cell.verdict for cell in newreno[1]] == ["ok", "off"]
     assert html.count('class="num ok"') == 1 and html.count('class="num off"') == 1
     assert "paper 3,500.0 (" in html and "ns-2 9,500.0 (" in html           # differences beside them
+    # NewReno's two cells are held to the paper within 20 % (check = 0.2), and the page says so.
+    assert html.count('<span class="tolerance" title="held to within ±20% of this value">±20%</span>') == 2
     # The statement checked in two parts is one finding; the page escapes what it quotes.
     assert html.count("Both algorithms deliver at least 8 Mbit/s with a buffer of 1 BDP") == 1
     assert [(f.status, f.text) for f in report.experiments[0].findings] == [
@@ -199,7 +201,7 @@ def test_quick_page_warns_at_the_top_and_gives_every_unchecked_finding_its_reaso
     assert html.index('<div class="banner"') < html.index("<table")
     assert escape(QUICK_NOTE.capitalize()) in html
     # Quick runs are not comparable: the paper's value is shown, no difference from it, no verdict.
-    assert "paper 3,500.0</span>" in html and 'class="num off"' not in html
+    assert "paper 3,500.0</span>" in html and 'class="num off"' not in html and 'class="tolerance"' not in html
     findings = {f.text: f for f in report.experiments[0].findings}
     both = findings["Both algorithms deliver at least 8 Mbit/s with a buffer of 1 BDP"]
     assert both.status == "partly checked"

@@ -65,6 +65,8 @@ def test_counts_name_the_partly_checked_only_when_there_are_some():
         "8 hold, 0 fail, 27 not checked, 1 hold where checked (the rest not checked)")
 
 
-def test_a_cell_reads_cclab_first_then_the_references():
-    value = Cell("165,095.0", "", (Reference("paper", "162,113.4", "+1.8%"), Reference("ns-2", "162,378.1", "")), "ok")
-    assert value.lines() == ["165,095.0", "paper 162,113.4 +1.8%", "ns-2 162,378.1"]
+def test_a_cell_reads_cclab_first_then_the_references_with_the_tolerance_it_is_held_to():
+    value = Cell("165,095.0", "", (Reference("paper", "162,113.4", "+1.8%", "±5%"), Reference("ns-2", "162,378.1", "")),
+                 "ok", "at least 150,000.0")
+    assert value.lines() == ["165,095.0", "paper 162,113.4 +1.8% (tolerance ±5%)", "ns-2 162,378.1",
+                             "at least 150,000.0"]

@@ -27,7 +27,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .claims import ClaimResult
-from .experiment import ClaimSpec, MetricSpec, RowSpec
+from .experiment import NOT_CHECKED, ClaimSpec, MetricSpec, RowSpec
 from .plotting import bars_figure, lines_figure, timeseries_figure, window_figure
 from .reproduce import ExperimentOutcome, Reproduction, Stats
 
@@ -87,6 +87,12 @@ class Reference:
     source: str          # "paper" or "ns-2"
     value: str
     difference: str      # "+3.1%", or ""
+    tolerance: str = ""  # "±20%" when the cell is held to this reference (full runs only), else ""
+
+    def text(self) -> str:
+        """'paper 3,500.0 -0.4% (tolerance ±20%)'."""
+        tolerance = f" (tolerance {self.tolerance})" if self.tolerance else ""
+        return f"{self.source} {self.value} {self.difference}".rstrip() + tolerance
 
 
 @dataclass(frozen=True)
@@ -96,12 +102,13 @@ class Cell:
     spread: str                   # "[low, high] n=3" with several seeds, else ""
     references: tuple[Reference, ...]
     verdict: str                  # "ok", "off" (outside the stated tolerance), "failed" (no result), or ""
+    bound: str = ""               # "at least 199,000.0": a lower bound the cell is held to (full runs only)
 
     def lines(self) -> list[str]:
         """The cell as lines of text, cclab's value first (Markdown and terminal)."""
         out = [self.value] + ([self.spread] if self.spread else [])
-        out += [f"{r.source} {r.value} {r.difference}".rstrip() for r in self.references]
-        return out
+        out += [reference.text() for reference in self.references]
+        return out + ([self.bound] if self.bound else [])
 
 
 @dataclass(frozen=True)
@@ -147,6 +154,14 @@ class ExperimentReport:
     errors: list[RunError]
     figures: list[Figure] = field(default_factory=list)
 
+    def counts(self) -> dict[str, int]:
+        return {status: sum(1 for f in self.findings if f.status == status) for status in FINDING_MARK}
+
+    @property
+    def cells_off(self) -> int:
+        """Cells outside their stated tolerance, or with no result."""
+        return sum(1 for t in self.tables for _, cells in t.rows for c in cells if c.verdict in ("off", "failed"))
+
 
 @dataclass
 class StudyReport:
@@ -180,8 +195,7 @@ class StudyReport:
         """What the index page across studies shows of this study (report.json)."""
         return {"kind": "reproduction", "study": self.study, "quick": self.quick, "title": self.title,
                 "runs": self.runs, "experiments": len(self.experiments), "findings": self.counts(),
-                "cells_off": sum(1 for e in self.experiments for t in e.tables for _, cells in t.rows
-                                 for cell in cells if cell.verdict in ("off", "failed"))}
+                "cells_off": sum(e.cells_off for e in self.experiments)}
 
 
 def counts_text(counts: dict[str, int]) -> str:
@@ -198,13 +212,25 @@ def cell(outcome: ExperimentOutcome, metric: MetricSpec, r: int, c: int) -> Cell
     spread = f"[{_number(stats.low, metric)}, {_number(stats.high, metric)}] n={stats.n}" \
         if stats is not None and stats.n > 1 else ""
     mean = stats.mean if stats else None
+    quick = outcome.plan.quick
+    experiment = outcome.experiment
+    row = experiment.rows[r]
+
+    def held(kind: str) -> Optional[float]:
+        """The tolerance or bound of this kind the cell is held to; none in quick mode (not checked)."""
+        values = [] if quick else experiment.row_values(row, kind, metric.name)
+        return values[c] if values and values[c] != NOT_CHECKED else None
+
     references = []
-    for kind, label in (("paper", "paper"), ("ns2", "ns-2")):
+    for kind, label, tolerance_kind in (("paper", "paper", "check"), ("ns2", "ns-2", "check_ns2")):
         reference = outcome.reference(kind, metric.name, r, c)
         if reference is not None:
-            difference = "" if outcome.plan.quick else _diff(mean, reference)
-            references.append(Reference(label, _number(reference, metric), difference))
-    return Cell(_mean_text(stats, metric), spread, tuple(references), outcome.verdict(metric.name, r, c))
+            tolerance = held(tolerance_kind)
+            references.append(Reference(label, _number(reference, metric), "" if quick else _diff(mean, reference),
+                                        "" if tolerance is None else f"±{tolerance * 100:g}%"))
+    at_least = held("at_least")
+    bound = "" if at_least is None else f"at least {_number(at_least, metric)}"
+    return Cell(_mean_text(stats, metric), spread, tuple(references), outcome.verdict(metric.name, r, c), bound)
 
 
 def metric_table(outcome: ExperimentOutcome, metric: MetricSpec) -> MetricTable:
