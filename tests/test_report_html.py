@@ -108,8 +108,8 @@ replications = 2
 IDENTICAL_NOTE = "Every point's replications gave identical results"
 
 
-@pytest.fixture(scope="module")
-def chromium():
+def require_chromium() -> str:
+    """Chromium's path; without it a skip on a developer's machine and a failure in CI."""
     executable = find_chromium()
     if executable is None:
         message = ("Chromium is needed to test the HTML reports in a browser: install it with "
@@ -117,8 +117,23 @@ def chromium():
         if in_ci():
             pytest.fail(message + "; CI must not skip this test")
         pytest.skip(message)
-    with Chromium(executable) as browser:
+    return executable
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    with Chromium(require_chromium()) as browser:
         yield browser
+
+
+@pytest.mark.parametrize("ci", ["true", ""])
+def test_without_chromium_ci_fails_and_a_developer_skips(monkeypatch, tmp_path, ci):
+    monkeypatch.setenv("PATH", str(tmp_path))      # no chromium, chromium-browser or google-chrome there
+    monkeypatch.delenv("CCLAB_CHROMIUM", raising=False)
+    monkeypatch.setenv("CI", ci)
+    expected = pytest.fail.Exception if ci else pytest.skip.Exception
+    with pytest.raises(expected, match="Chromium is needed"):
+        require_chromium()
 
 
 @pytest.fixture(scope="module")
