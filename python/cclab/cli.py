@@ -217,7 +217,7 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
     with _sweep_bar(study + (" (quick)" if quick else "")) if show_bar else nullcontext() as progress:
         result = reproduce(selected, resolve_root(store), executor, quick=quick, progress=progress)
     if quick:   # said before the tables, which show the paper's values beside numbers not comparable to them
-        _stdout().print(_text(f"{QUICK_NOTE[0].upper()}{QUICK_NOTE[1:]}.", style="bold yellow"))
+        _stdout().print(_text(QUICK_NOTE, style="bold yellow"))
     for outcome in result.outcomes:
         _stdout().print(terminal_view(outcome))
     report = write_study_report(result, out / (study + ("-quick" if quick else "")))

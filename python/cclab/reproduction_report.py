@@ -34,8 +34,8 @@ from .reproduce import ExperimentOutcome, Reproduction, Stats
 # With more cells than this, a metric's table has a line per cell and a column per row (a grid of 180
 # network configurations does not fit across a page).
 WIDE = 8
-QUICK_NOTE = ("quick mode: shorter runs, fewer points and seeds; the numbers are not comparable to the "
-              "paper's (no differences are shown) and only the findings marked for quick mode are checked")
+QUICK_NOTE = ("Quick mode: shorter runs, fewer points and seeds; the numbers are not comparable to the "
+              "paper's (no differences are shown) and only the findings marked for quick mode are checked.")
 # A finding's verdict as every view prints it. "partly checked": the parts of a finding that were checked
 # hold, the others were not checked (quick mode checks one placement of Table II's "in both placements").
 FINDING_MARK = {"holds": "holds", "fails": "FAILS", "partly checked": "holds where checked",
@@ -391,7 +391,7 @@ def _experiment_markdown(report: ExperimentReport) -> list[str]:
 def markdown_page(report: StudyReport) -> str:
     lines = [f"# {report.title}", ""]
     if report.quick:
-        lines += [f"*{QUICK_NOTE}.*", ""]
+        lines += [f"*{QUICK_NOTE}*", ""]
     lines += [f"{report.runs}; wall time {report.wall_s:.1f} s.",
               f"Findings: {counts_text(report.counts())}. "
               "Numbers are delivered packets x 1500 B per second unless said otherwise; `± sd` and the "
