@@ -4,7 +4,8 @@ All runs of the selected experiments of a study form one sweep (study = the expe
 `seed000`), so they share the executor's cores, a run already in the store is never computed again, and an
 interrupted reproduction resumes where it stopped. The measured values are then read back from the store:
 metrics per run (`cclab.measures`), means and spreads over replications, the numeric checks against the
-paper and ns-2.35, and the paper's findings (`cclab.claims`).
+paper and ns-2.35, and the paper's findings (`cclab.claims`). `measure_stored` does the measuring alone, on
+what the store holds (`cclab report`).
 """
 
 from __future__ import annotations

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from .plotting import bars_figure, timeseries_figure
 from .results import connect, load
-from .store import resolve_root, results_version
+from .store import TIMESERIES, StudyStore, resolve_root, results_version
 
 MBIT = 1e6
 MAX_FLOW_COLUMNS = 4      # more flows than this: their total and Jain's index only
@@ -153,10 +154,6 @@ def _failures(study: str, store: Path | str | None) -> list[tuple[str, str]]:
 
 def _window_panels(study: str, store: Path | str | None, runs: list[tuple[str, str]]):
     """(panel name, [(flow label, time_s, cwnd)]) for each (point label, run key)."""
-    from .store import TIMESERIES, StudyStore
-
-    import pyarrow.parquet as pq
-
     study_store = StudyStore(resolve_root(store), study, results_version())
     panels = []
     for label, key in runs:
