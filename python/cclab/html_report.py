@@ -74,7 +74,7 @@ def write_sweep_page(report: StoredSweepReport, path: Path) -> Path:
 
 
 def write_index(out_root: Path) -> Path:
-    """out_root/index.html: every study page under out_root (each folder with a report.json), by name."""
+    """out_root/index.html: every study page under out_root (each folder with a report.json)."""
     entries = []
     for summary_path in sorted(out_root.glob(f"*/{SUMMARY}")):
         try:
@@ -84,6 +84,8 @@ def write_index(out_root: Path) -> Path:
         if not (summary_path.parent / "report.html").exists():
             continue
         entries.append({**summary, "href": f"{summary_path.parent.name}/report.html"})
+    # Reproductions first (a study's full page before its quick one), then sweeps, each by name.
+    entries.sort(key=lambda entry: (entry.get("kind") != "reproduction", entry["href"]))
     text = _environment().get_template("index.html.j2").render(
         title="cclab reports", entries=entries, version=_version(), index_link=False)
     return _write(out_root / INDEX, text)

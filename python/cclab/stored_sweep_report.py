@@ -111,7 +111,7 @@ def stored_sweep_report(study: str, store: Path | str | None, out_dir: Path) -> 
     failures = _failures(study, store)
     count = frame["run_key"].nunique()
     report = StoredSweepReport(study, results_version(), out_dir,
-                               f"{count} runs stored ({len(rows)} points), {len(failures)} failed", columns, rows,
+                               f"{count} runs stored ({len(rows)} point{'s' if len(rows) != 1 else ''}), {len(failures)} failed", columns, rows,
                                failures)
     if replicated and identical == replicated:
         # docs/sweeps.md, "Seeds": the seed drives only the random parts of a scenario (random loss, drawn
