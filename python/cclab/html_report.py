@@ -85,7 +85,8 @@ def write_index(out_root: Path) -> Path:
             continue
         entries.append({**summary, "href": f"{summary_path.parent.name}/report.html"})
     # Reproductions first (a study's full page before its quick one), then sweeps, each by name.
-    entries.sort(key=lambda entry: (entry.get("kind") != "reproduction", str(entry.get("study")), bool(entry.get("quick"))))
+    entries.sort(key=lambda entry: (entry.get("kind") != "reproduction", str(entry.get("study")),
+                                    bool(entry.get("quick"))))
     text = _environment().get_template("index.html.j2").render(
         title="cclab reports", entries=entries, version=_version(), index_link=False)
     return _write(out_root / INDEX, text)
