@@ -176,7 +176,8 @@ class Chromium:
                 result.errors.append(f"console.{params['type']}: {text}")
             elif event.get("method") == "Runtime.exceptionThrown":
                 details = params.get("exceptionDetails", {})
-                result.errors.append(f"exception: {details.get('exception', {}).get('description') or details.get('text')}")
+                described = details.get("exception", {}).get("description") or details.get("text")
+                result.errors.append(f"exception: {described}")
             elif event.get("method") == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
                 entry = params["entry"]
                 result.errors.append(f"{entry.get('source')}: {entry.get('text')} {entry.get('url', '')}".rstrip())

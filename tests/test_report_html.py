@@ -202,7 +202,8 @@ def test_study_page_loads_with_every_figure_colours_cells_and_merges_findings(ch
     # The statement checked in two parts is one finding; the page escapes what it quotes.
     assert html.count("Both algorithms deliver at least 8 Mbit/s with a buffer of 1 BDP") == 1
     assert [(f.status, f.text) for f in report.experiments[0].findings] == [
-        ("holds", "Both algorithms deliver at least 8 Mbit/s with a buffer of 1 BDP"), ("holds", "Jain's index stays above 0.5")]
+        ("holds", "Both algorithms deliver at least 8 Mbit/s with a buffer of 1 BDP"),
+        ("holds", "Jain's index stays above 0.5")]
     assert "two flows &amp; &lt;one&gt; 10 Mbit/s link" in html
     assert escape(QUICK_NOTE) not in html
 

@@ -29,8 +29,10 @@ def test_the_parts_are_named_by_what_sets_them_apart():
                        ClaimResult(BOTH, "holds", "host_a at most 20,000: 1 comparisons")], rows)
     assert merged[0].reason == ("part 1 (rows A: STCP, B: NewReno) not checked: checked on full runs only; "
                                 "part 2 (rows A: NewReno, B: STCP) holds: host_a at most 20,000: 1 comparisons")
-    where = [ClaimSpec(text="large queue", metric="utilisation", where={"qsize": 0.5, "delay": [20, 50]}, at_least=0.95),
-             ClaimSpec(text="large queue", metric="utilisation", where={"qsize": 0.5, "delay": 100.0}, at_least=0.95)]
+    where = [ClaimSpec(text="large queue", metric="utilisation", where={"qsize": 0.5, "delay": [20, 50]},
+                       at_least=0.95),
+             ClaimSpec(text="large queue", metric="utilisation", where={"qsize": 0.5, "delay": 100.0},
+                       at_least=0.95)]
     merged = findings([ClaimResult("large queue", "holds", "a"), ClaimResult("large queue", "fails", "b")], where)
     assert merged[0].reason == ("part 1 (where delay=[20, 50], qsize=0.5) holds: a; "
                                 "part 2 (where delay=100, qsize=0.5) FAILS: b")
@@ -66,7 +68,7 @@ def test_counts_name_the_partly_checked_only_when_there_are_some():
 
 
 def test_a_cell_reads_cclab_first_then_the_references_with_the_tolerance_it_is_held_to():
-    value = Cell("165,095.0", "", (Reference("paper", "162,113.4", "+1.8%", "±5%"), Reference("ns-2", "162,378.1", "")),
-                 "ok", "at least 150,000.0")
+    references = (Reference("paper", "162,113.4", "+1.8%", "±5%"), Reference("ns-2", "162,378.1", ""))
+    value = Cell("165,095.0", "", references, "ok", "at least 150,000.0")
     assert value.lines() == ["165,095.0", "paper 162,113.4 +1.8% (tolerance ±5%)", "ns-2 162,378.1",
                              "at least 150,000.0"]

@@ -102,7 +102,8 @@ def stored_sweep_report(study: str, store: Path | str | None, out_dir: Path) -> 
             identical += int((per_run.nunique() <= 1).all())
         row += [_mean_sd(by_run["goodput_bps"].sum(), MBIT), _mean_sd(run_wide["bottleneck_utilization"], digits=3),
                 _mean_sd(run_wide["bottleneck_drops"], digits=0),
-                _mean_sd(run_wide["bottleneck_mean_queue_packets"], digits=1), _mean_sd(run_wide["jain_index"], digits=3)]
+                _mean_sd(run_wide["bottleneck_mean_queue_packets"], digits=1),
+                _mean_sd(run_wide["jain_index"], digits=3)]
         rows.append(row)
         label = " ".join(_value_text(values.get(name, "")) for name in fields)
         bars.append((label, str(first["cc"]), goodputs if per_flow else [float(np.nansum(goodputs))]))
@@ -110,9 +111,9 @@ def stored_sweep_report(study: str, store: Path | str | None, out_dir: Path) -> 
         windows.append((label, replication0))
     failures = _failures(study, store)
     count = frame["run_key"].nunique()
+    points = f"{len(rows)} point{'s' if len(rows) != 1 else ''}"
     report = StoredSweepReport(study, results_version(), out_dir,
-                               f"{count} runs stored ({len(rows)} point{'s' if len(rows) != 1 else ''}), {len(failures)} failed", columns, rows,
-                               failures)
+                               f"{count} runs stored ({points}), {len(failures)} failed", columns, rows, failures)
     if replicated and identical == replicated:
         # docs/sweeps.md, "Seeds": the seed drives only the random parts of a scenario (random loss, drawn
         # start times); without any, replications are the same run, and their sd of 0 says nothing.
