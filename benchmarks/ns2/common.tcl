@@ -5,8 +5,8 @@
 # Sourced by dumbbell.tcl, aqm.tcl, parkinglot.tcl and traffic.tcl, which set `script` (their name, for
 # messages) and the array P of their options with defaults before calling anything here. Nothing here
 # runs on its own: the procs are called in the same order the scripts made these calls before they
-# were factored out, so every script prints the same numbers as before (checked by
-# scripts/check_ns2_common.sh against the copies at commit 6c8b459).
+# were factored out, so every script prints the same numbers as before: benchmarks/ns2_recheck.py re-runs
+# cached reference runs and compares them digit for digit (docs/validation.md).
 
 set wrap_modulus 4294967296    ;# 2^32: ns-2's byte counters are C ints read back as 32 bits
 
