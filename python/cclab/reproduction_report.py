@@ -288,7 +288,10 @@ def _window_panel(config: dict, flows, queue) -> dict:
     return panel
 
 
-def _values_csv(reproduction: Reproduction, path: Path) -> None:
+def write_values_csv(reproduction: Reproduction, path: Path) -> None:
+    """One line per experiment, row, cell and metric: cclab's mean, sd, range and seeds, the paper's and
+    ns-2.35's values, the verdict (also what docs/reproductions/data/ keeps, cclab.doc_numbers)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["experiment", "row", "cell", "metric", "unit", "mean", "std", "min", "max", "seeds", "paper",
@@ -327,5 +330,5 @@ def write_study_report(reproduction: Reproduction, out_dir: Path) -> Path:
         lines += _experiment_markdown(outcome, out_dir)
     page = out_dir / "report.md"
     page.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    _values_csv(reproduction, out_dir / "values.csv")
+    write_values_csv(reproduction, out_dir / "values.csv")
     return page
