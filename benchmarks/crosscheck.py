@@ -27,6 +27,11 @@ what is missing; --recompute-cclab / --recompute-ns2 ignore the cache for that s
 retried on the next invocation; a run longer than --timeout (900 s) is recorded as a timeout and not
 retried. Simulations run one at a time.
 
+Every row records what produced it (benchmarks/provenance.py): a cclab row the engine fingerprint
+(`engine`), an ns-2 row the hash of dumbbell.tcl and common.tcl (`ns2_script`). A row made by another
+engine or script is stale: it is computed again, never reused, and --report-only leaves it out unless
+--allow-stale, which prints it with a line naming the engines and scripts behind the table.
+
 Algorithms are named as ns-2's select_ca names: reno scalable highspeed htcp westwood bic cubic
 compound vegas. Their cclab names are in CCLAB_NAME; an algorithm cclab does not list in
 `cclab algorithms --json` is skipped on the cclab side (and the script says so). For each algorithm
@@ -58,6 +63,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 NS2_SCRIPT = HERE / "ns2" / "dumbbell.tcl"
+sys.path.insert(0, str(HERE))
+from provenance import ENGINE, NS2_SCRIPT as NS2_STAMP, describe, engine_fingerprint, ns2_script_hash  # noqa: E402
 NS2_CSV = HERE / "crosscheck-ns2.csv"
 CCLAB_CSV = HERE / "crosscheck-cclab.csv"
 
@@ -134,16 +141,20 @@ def quick_matrix() -> list[Scenario]:
 # ------------------------------------------------------------------------------------------- caches
 
 FIELDS = ["key", "scenario", "algorithm", "cc_spec", "flow", "goodput_bps", "delivered_bps", "loss_events",
-          "timeouts", "retransmissions", "packets_sent", "status", "wall_s", "date", "host"]
+          "timeouts", "retransmissions", "packets_sent", "status", "wall_s", "date", "host", ENGINE, NS2_STAMP]
 
 
-def read_cache(path: Path) -> dict[str, list[dict]]:
-    """key -> rows. A failed run ('error ...') counts as missing and is retried; a timeout is kept."""
+def read_cache(path: Path, column: str, current: str, allow_stale: bool = False) -> dict[str, list[dict]]:
+    """key -> rows made by the `current` engine or script (`column` is ENGINE or NS2_STAMP); with
+    allow_stale, rows made by any. A failed run ('error ...') counts as missing and is retried; a
+    timeout is kept."""
     rows: dict[str, list[dict]] = {}
     if path.exists():
         with path.open(newline="") as f:
             for row in csv.DictReader(f):
                 if row["status"].startswith("error"):
+                    continue
+                if row.get(column) != current and not allow_stale:
                     continue
                 rows.setdefault(row["key"], []).append(row)
     return rows
@@ -517,6 +528,9 @@ def main() -> int:
     p.add_argument("--only-ns2", action="store_true", help="compute the ns-2 side only")
     p.add_argument("--only-cclab", action="store_true", help="compute the cclab side only")
     p.add_argument("--report-only", action="store_true", help="compute nothing; print what is cached")
+    p.add_argument("--allow-stale", action="store_true",
+                   help="report rows made by another engine or ns-2 script too (the report names them); "
+                        "without it they are left out, and a run computes them again")
     p.add_argument("--recompute-ns2", action="store_true", help="ignore the ns-2 cache")
     p.add_argument("--recompute-cclab", action="store_true", help="ignore the cclab cache (e.g. after an engine change)")
     p.add_argument("--ns2-csv", type=Path, default=NS2_CSV)
@@ -579,8 +593,10 @@ def main() -> int:
         print("ns-2: `ns` not found on PATH (Debian: apt-get install ns2); ns-2 side skipped", file=sys.stderr)
         do_ns2 = False
 
-    ns2_cache = read_cache(args.ns2_csv)
-    cclab_cache = read_cache(args.cclab_csv)
+    ns2_stamp = ns2_script_hash(NS2_SCRIPT)
+    engine = engine_fingerprint(exe) if exe is not None else "unknown (no cclab)"
+    ns2_cache = read_cache(args.ns2_csv, NS2_STAMP, ns2_stamp, args.allow_stale)
+    cclab_cache = read_cache(args.cclab_csv, ENGINE, engine, args.allow_stale)
     t_ns2 = t_cclab = 0.0
     n_ns2 = n_cclab = 0
     for s in scenarios:
@@ -593,7 +609,7 @@ def main() -> int:
                 t_ns2 += time.perf_counter() - t0
                 n_ns2 += 1
                 rows = [{**r, "key": key, "scenario": s.id, "algorithm": alg, "cc_spec": f"select_ca {alg}",
-                         **stamp()} for r in rows]
+                         NS2_STAMP: ns2_stamp, **stamp()} for r in rows]
                 drop_from_cache(args.ns2_csv, key)  # stale error rows, or --recompute-ns2
                 append_cache(args.ns2_csv, rows)
                 ns2_cache[key] = rows
@@ -607,8 +623,8 @@ def main() -> int:
                 rows = run_cclab(exe, s, spec, args.timeout, args.recovery)
                 t_cclab += time.perf_counter() - t0
                 n_cclab += 1
-                rows = [{**r, "key": ckey, "scenario": s.id, "algorithm": alg, "cc_spec": spec, **stamp()}
-                        for r in rows]
+                rows = [{**r, "key": ckey, "scenario": s.id, "algorithm": alg, "cc_spec": spec, ENGINE: engine,
+                         **stamp()} for r in rows]
                 drop_from_cache(args.cclab_csv, ckey)
                 append_cache(args.cclab_csv, rows)
                 cclab_cache[ckey] = rows
@@ -650,6 +666,12 @@ def main() -> int:
                                            f"cclab {v / 1e6:.2f} Mbit/s ({fmt_rel(d)})")
     if args.group_by == "algorithm":
         out = by_algorithm(scenarios, algs, results, specs)
+    # What made the rows shown: the ns-2 rows of these scenarios, the cclab rows of the chosen specs.
+    ns2_shown = [r for s in scenarios for a in algs for r in ns2_cache.get(f"{s.id}/{a}", [])]
+    ids = {s.id for s in scenarios}
+    cclab_shown = [r for k, rows in cclab_cache.items() for r in rows if r["scenario"] in ids and r["algorithm"] in algs]
+    out = [f"ns-2 rows: {describe(ns2_shown, NS2_STAMP, ns2_stamp)}",
+           f"cclab rows: {describe(cclab_shown, ENGINE, engine)}", *out]
     text = "\n".join(out)
     print(text)
     print(f"\n{len(flagged)} difference(s) above {THRESHOLD:.0%}:")

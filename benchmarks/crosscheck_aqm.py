@@ -17,6 +17,10 @@ the `pkt1500` set -> packet mode with 1500-byte mean packets; `queue-limit` -> `
 same hard limit, in bytes of 500 in byte mode, as ns-2). TCP-Linux's reno and highspeed -> cclab's
 `linux-2.6.22` variants with `recovery = "linux-2.6"` (ns-2's recovery, timer and loss marking).
 Access delays 2.5 ms x (i+1)/N each side -> `access_delay = { spread = [2.5/N ms, 2.5 ms] }`.
+
+Provenance (benchmarks/provenance.py): cclab rows are cached per engine fingerprint, and only the current
+engine's are used; the ns-2 references are used only when made by the current aqm.tcl / parkinglot.tcl
+(with common.tcl). --allow-stale uses either anyway, and every report names what made it.
 """
 
 from __future__ import annotations
@@ -28,6 +32,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from provenance import ENGINE, NS2_SCRIPT as NS2_STAMP, describe, ns2_script_hash  # noqa: E402
+AQM_TCL = ROOT / "benchmarks" / "ns2" / "aqm.tcl"
+PARKINGLOT_TCL = ROOT / "benchmarks" / "ns2" / "parkinglot.tcl"
 NS2_RUNS = ROOT / "benchmarks" / "crosscheck-ns2-aqm.csv"
 NS2_PARKING = ROOT / "benchmarks" / "crosscheck-ns2-parkinglot-flows.csv"
 NS2_PARKING_LINKS = ROOT / "benchmarks" / "crosscheck-ns2-parkinglot.csv"
@@ -86,15 +94,23 @@ def parking_lot(row: dict, access_ms: list[float], overhead_ms: float = 0.0, see
     }
 
 
-def jittered_parking_lot_report() -> str:
+def ns2_rows(path: Path, script: Path, allow_stale: bool) -> list[dict]:
+    """The rows of an ns-2 reference CSV made by the current `script` (all of them with allow_stale)."""
+    current = ns2_script_hash(script)
+    with path.open() as f:
+        return [r for r in csv.DictReader(f) if allow_stale or r.get(NS2_STAMP) == current]
+
+
+def jittered_parking_lot_report(allow_stale: bool = False) -> str:
     """The reno parking lot with one packet time (0.12 ms) of send jitter, over ns-2's seeds and as many
     cclab seeds: the long flow's and the short flows' goodput, mean and spread. Without jitter both
     simulators lock into one phase, which decides who loses at each bottleneck."""
     import statistics
     import cclab
-    with NS2_PARKING_LINKS.open() as f:
-        rows = [r for r in csv.DictReader(f) if r["link"] == "L0" and r["algorithm"] == "reno"
-                and float(r["overhead_ms"]) > 0 and r["status"] == "ok"]
+    rows = [r for r in ns2_rows(NS2_PARKING_LINKS, PARKINGLOT_TCL, allow_stale)
+            if r["link"] == "L0" and r["algorithm"] == "reno" and float(r["overhead_ms"]) > 0 and r["status"] == "ok"]
+    if not rows:
+        return "\n(no ns-2 parking-lot rows with send jitter from the current parkinglot.tcl; --allow-stale)"
     ns2 = [[float(g) / 1e6 for g in r["goodput_per_flow_bps"].split(";")] for r in rows]
     first = rows[0]
     access = [float(a) for a in first["access_ms"].split(";")]
@@ -112,15 +128,17 @@ def jittered_parking_lot_report() -> str:
         f"| short (1 bottleneck) | {stat(ns2, 1)} | {stat(ours, 1)} |"])
 
 
-def parking_lot_report(engine: str, run: bool) -> str:
+def parking_lot_report(engine: str, run: bool, allow_stale: bool = False) -> str:
     """Per-flow goodput and per-bottleneck figures, ns-2.35 beside cclab."""
     import cclab
-    with NS2_PARKING_LINKS.open() as f:
-        link_rows = [r for r in csv.DictReader(f) if r["status"] == "ok" and float(r["overhead_ms"]) == 0
-                     and "-p" not in r["key"]]
+    all_links = ns2_rows(NS2_PARKING_LINKS, PARKINGLOT_TCL, allow_stale)
+    link_rows = [r for r in all_links if r["status"] == "ok" and float(r["overhead_ms"]) == 0 and "-p" not in r["key"]]
+    # The per-flow CSV has no stamp of its own: a flow row is as fresh as its run's link rows.
+    keys = {r["key"] for r in all_links}
     with NS2_PARKING.open() as f:
-        flow_rows = list(csv.DictReader(f))
-    out = ["\n#### Parking lot: ns-2.35 / cclab (difference)\n",
+        flow_rows = [r for r in csv.DictReader(f) if r["key"] in keys]
+    out = [f"ns-2 rows: {describe(all_links, NS2_STAMP, ns2_script_hash(PARKINGLOT_TCL))}",
+           "\n#### Parking lot: ns-2.35 / cclab (difference)\n",
            "| run | flow | goodput Mbit/s | loss events |", "|---|---|---|---|"]
     links_out = ["\n| run | bottleneck | utilisation | drops | mean queue, packets |", "|---|---|---|---|---|"]
     for key in dict.fromkeys(r["key"] for r in link_rows):
@@ -140,7 +158,7 @@ def parking_lot_report(engine: str, run: bool) -> str:
                              f"| {r['drops']} / {int(ours['drops'])} "
                              f"| {float(r['mean_queue_pkts']):.1f} / {ours['mean_queue_packets']:.1f} "
                              f"({diff(float(r['mean_queue_pkts']), float(ours['mean_queue_packets']))}) |")
-    return "\n".join(out + links_out) + "\n" + jittered_parking_lot_report()
+    return "\n".join(out + links_out) + "\n" + jittered_parking_lot_report(allow_stale)
 
 
 def run_cclab(row: dict) -> dict:
@@ -158,11 +176,12 @@ def run_cclab(row: dict) -> dict:
     }
 
 
-def read_cache(engine: str) -> dict[str, dict]:
+def read_cache(engine: str, allow_stale: bool = False) -> dict[str, dict]:
+    """key -> the cclab row of this engine (with allow_stale, of any engine: the last one cached)."""
     if not CACHE.exists():
         return {}
     with CACHE.open() as f:
-        return {r["key"]: r for r in csv.DictReader(f) if r["engine"] == engine}
+        return {r["key"]: r for r in csv.DictReader(f) if allow_stale or r[ENGINE] == engine}
 
 
 def append_cache(row: dict) -> None:
@@ -206,20 +225,22 @@ def main() -> int:
     parser.add_argument("--report", action="store_true", help="print from the cache, run nothing")
     parser.add_argument("--only", help="rows whose key contains this")
     parser.add_argument("--parking-lot", action="store_true", help="the parking lot instead (runs it, not cached)")
+    parser.add_argument("--allow-stale", action="store_true",
+                        help="use ns-2 references from another aqm.tcl/parkinglot.tcl and, with --report, cclab "
+                             "rows of another engine (the report names them)")
     args = parser.parse_args()
     from cclab.engine import engine_source_hash
     engine = engine_source_hash()
-    with NS2_RUNS.open() as f:
-        # The "-a2.501" rows are ns-2's own noise floor (every access delay 1 us longer): not compared.
-        rows = [r for r in csv.DictReader(f)
-                if r["status"] == "ok" and r["queue"] in ("red", "ared") and "-a2.501" not in r["key"]]
+    # The "-a2.501" rows are ns-2's own noise floor (every access delay 1 us longer): not compared.
+    references = ns2_rows(NS2_RUNS, AQM_TCL, args.allow_stale)
+    rows = [r for r in references if r["status"] == "ok" and r["queue"] in ("red", "ared") and "-a2.501" not in r["key"]]
     if args.only:
         rows = [r for r in rows if args.only in r["key"]]
     if args.parking_lot:
         print(f"cclab engine {engine}; ns-2.35 references from {NS2_PARKING.name}")
-        print(parking_lot_report(engine, run=True))
+        print(parking_lot_report(engine, run=True, allow_stale=args.allow_stale))
         return 0
-    cache = read_cache(engine)
+    cache = read_cache(engine, args.allow_stale and args.report)
     if not args.report:
         for r in rows:
             if r["key"] in cache:
@@ -228,7 +249,8 @@ def main() -> int:
             result = {"key": r["key"], "engine": engine, **run_cclab(r)}
             append_cache(result)
             cache[r["key"]] = {k: str(v) for k, v in result.items()}
-    print(f"cclab engine {engine}; ns-2.35 references from {NS2_RUNS.name}")
+    print(f"cclab rows: {describe([cache[r['key']] for r in rows if r['key'] in cache], ENGINE, engine)}")
+    print(f"ns-2 rows: {describe(references, NS2_STAMP, ns2_script_hash(AQM_TCL))} ({NS2_RUNS.name})")
     print(report(rows, cache))
     return 0
 

@@ -21,7 +21,8 @@ Runs are 100 s (the study's are 500 s), measured over [50, 100] s, one at a time
 
 The ns-2 side is benchmarks/ns2/dumbbell.tcl (per= and overhead_us= for this study). Results are cached
 like benchmarks/crosscheck.py's, in benchmarks/crosscheck-ctcp-ns2.csv and crosscheck-ctcp-cclab.csv; a
-re-run computes only what is missing. Standard library only. See docs/validation.md.
+re-run computes only what is missing, and what another engine or ns-2 script made (benchmarks/provenance.py;
+--allow-stale reports such rows, naming what made them). Standard library only. See docs/validation.md.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from crosscheck import (THRESHOLD, append_cache, cclab_exe, parse_kv_lines, read_cache,  # noqa: E402
-                        stamp)
+from crosscheck import (THRESHOLD, append_cache, cclab_exe, drop_from_cache, parse_kv_lines,  # noqa: E402
+                        read_cache, stamp)
+from provenance import ENGINE, NS2_SCRIPT as NS2_STAMP, describe, engine_fingerprint, ns2_script_hash  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -173,6 +175,8 @@ def table(configs: list[Config], ns2: dict, ccl: dict, seeds: int) -> tuple[list
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--report-only", action="store_true", help="compute nothing; print what is cached")
+    p.add_argument("--allow-stale", action="store_true",
+                   help="report rows made by another engine or ns-2 script too (the table names them)")
     p.add_argument("--limit", type=int, default=0, help="only the first N configurations")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds per run")
     p.add_argument("--markdown", type=Path, help="also write the table to this Markdown file")
@@ -182,21 +186,29 @@ def main() -> int:
     args = p.parse_args()
     configs = selection()[: args.limit or None]
     exe = cclab_exe()
+    current = {"ns-2": (NS2_STAMP, ns2_script_hash(NS2_SCRIPT)),
+               "cclab": (ENGINE, engine_fingerprint(exe) if exe is not None else "unknown (no cclab)")}
     for c in configs if not args.report_only else []:
         for seed in range(1, (args.seeds if c.per >= args.min_per else 1) + 1):
             k = key(c, seed)
             for path, side in ((NS2_CSV, "ns-2"), (CCLAB_CSV, "cclab")):
-                if k in read_cache(path):
+                if k in read_cache(path, *current[side]):
                     continue
                 if side == "cclab" and exe is None:
                     print("cclab not found (.venv/bin/cclab or PATH): cclab side skipped", file=sys.stderr)
                     continue
                 rows = run_ns2(c, args.timeout, seed) if side == "ns-2" else run_cclab(exe, c, args.timeout, seed)
                 print(f"  {side:5} {k}: {rows[0].get('goodput_bps', '?')} bit/s ({rows[0]['wall_s']} s)", flush=True)
+                drop_from_cache(path, k)  # a stale or failed row of this key
                 append_cache(path, [dict(r, key=k, scenario=c.id, algorithm="compound",
-                                         cc_spec=CCLAB_CC if side == "cclab" else "compound", **stamp())
+                                         cc_spec=CCLAB_CC if side == "cclab" else "compound",
+                                         **{current[side][0]: current[side][1]}, **stamp())
                                     for r in rows])
-    lines, diffs = table(configs, read_cache(NS2_CSV), read_cache(CCLAB_CSV), args.seeds)
+    ns2 = read_cache(NS2_CSV, *current["ns-2"], args.allow_stale)
+    ccl = read_cache(CCLAB_CSV, *current["cclab"], args.allow_stale)
+    lines, diffs = table(configs, ns2, ccl, args.seeds)
+    lines[:0] = [f"ns-2 rows: {describe([r for rows in ns2.values() for r in rows], *current['ns-2'])}",
+                 f"cclab rows: {describe([r for rows in ccl.values() for r in rows], *current['cclab'])}", ""]
     if diffs:
         median = statistics.median(abs(d) for d in diffs)
         lines.append("")

@@ -37,6 +37,9 @@ timeout is kept):
   figures, totals; crosscheck-ns2-aqm-flows.csv: one row per flow.
 - benchmarks/crosscheck-ns2-parkinglot.csv: one row per run and bottleneck; crosscheck-ns2-parkinglot-
   flows.csv: one row per flow, with its arrivals and drops at each bottleneck it crosses.
+Each run row carries `ns2_script`, the hash of the script that made it with common.tcl
+(benchmarks/provenance.py): a row made by another version of the script is stale and is run again; the
+report leaves stale rows out unless --allow-stale, and names the scripts behind it.
 Needs `ns` (Debian: apt-get install ns2). Standard library only. Runs one at a time, under `nice`.
 """
 
@@ -57,6 +60,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from provenance import NS2_SCRIPT as NS2_STAMP, describe, ns2_script_hash  # noqa: E402
 AQM_SCRIPT = HERE / "ns2" / "aqm.tcl"
 PL_SCRIPT = HERE / "ns2" / "parkinglot.tcl"
 AQM_CSV = HERE / "crosscheck-ns2-aqm.csv"
@@ -256,7 +261,7 @@ AQM_FIELDS = (["key", "scenario", "set", "queue", "variant", "red_overrides", "a
                  "drops", "early_drops", "overflow_drops", "mean_queue_pkts", "mean_queue_bytes",
                  "max_queue_pkts_sampled", "red_ave_mean", "red_ave_final", "red_ave_unit", "cur_max_p_mean",
                  "cur_max_p_final", "drops_total", "early_drops_total", "overflow_drops_total", "loss_events", "timeouts", "retransmissions", "status", "wall_s", "date",
-                 "host", "ns2_command"])
+                 "host", "ns2_command", NS2_STAMP])
 AQM_FLOW_FIELDS = ["key", "scenario", "algorithm", "flow", "access_ms", "goodput_bps", "delivered_bps",
                    "loss_events", "timeouts", "retransmissions", "packets_sent", "final_cwnd",
                    "bottleneck_arrivals", "bottleneck_drops", "bottleneck_early_drops", "bottleneck_drops_total",
@@ -266,7 +271,7 @@ PL_FIELDS = ["key", "scenario", "set", "algorithm", "links", "link", "rate_mbps"
              "payload_bytes", "duration_s", "measure_from_s", "seed", "utilisation", "departures", "arrivals",
              "drops", "drops_total", "mean_queue_pkts", "mean_queue_bytes", "max_queue_pkts_sampled",
              "goodput_per_flow_bps",
-             "status", "wall_s", "date", "host", "ns2_command"]
+             "status", "wall_s", "date", "host", "ns2_command", NS2_STAMP]
 PL_FLOW_FIELDS = (["key", "scenario", "algorithm", "flow", "kind", "route", "access_ms", "goodput_bps",
                    "delivered_bps", "loss_events", "timeouts", "retransmissions", "packets_sent", "final_cwnd"]
                   + [f"L{k}_{c}" for k in range(3) for c in ("arrivals", "drops")])
@@ -340,12 +345,18 @@ def parkinglot_rows(job: Job, parsed: dict, common: dict) -> tuple[list[dict], l
 
 # --------------------------------------------------------------------------------------------- cache
 
-def done_keys(path: Path) -> set[str]:
-    """Keys already computed; a failed run ('error ...') counts as missing, a timeout as done."""
+def done_keys(path: Path, current: str) -> set[str]:
+    """Keys already computed by the `current` script; a failed run ('error ...') or one made by another
+    script counts as missing, a timeout as done."""
     if not path.exists():
         return set()
     with path.open(newline="") as f:
-        return {r["key"] for r in csv.DictReader(f) if not r["status"].startswith("error")}
+        return {r["key"] for r in csv.DictReader(f)
+                if not r["status"].startswith("error") and r.get(NS2_STAMP) == current}
+
+
+def script_of(kind: str) -> Path:
+    return AQM_SCRIPT if kind == "aqm" else PL_SCRIPT
 
 
 def rewrite_without(path: Path, fields: list[str], key: str) -> None:
@@ -394,7 +405,8 @@ def run_job(job: Job, timeout: float) -> None:
         status = f"timeout>{timeout:g}s"
     wall = time.perf_counter() - t0
     common = {"key": job.key, "status": status, "wall_s": f"{wall:.1f}",
-              "ns2_command": " ".join(["ns", f"benchmarks/ns2/{Path(cmd[1]).name}", *cmd[2:]]), **stamp()}
+              "ns2_command": " ".join(["ns", f"benchmarks/ns2/{Path(cmd[1]).name}", *cmd[2:]]),
+              NS2_STAMP: ns2_script_hash(script_of(job.kind)), **stamp()}
     runs, flows = (aqm_rows if job.kind == "aqm" else parkinglot_rows)(job, parsed, common)
     run_csv, run_fields, flow_csv, flow_fields = files(job.kind)
     rewrite_without(run_csv, run_fields, job.key)
@@ -443,9 +455,16 @@ def noise_floor(rows: list[dict]) -> list[str]:
     return out
 
 
-def report() -> str:
-    out = []
-    rows = [r for r in read(AQM_CSV) if r["status"] == "ok"]
+def fresh(rows: list[dict], kind: str, allow_stale: bool) -> list[dict]:
+    current = ns2_script_hash(script_of(kind))
+    return [r for r in rows if allow_stale or r.get(NS2_STAMP) == current]
+
+
+def report(allow_stale: bool = False) -> str:
+    aqm_runs, pl_runs = fresh(read(AQM_CSV), "aqm", allow_stale), fresh(read(PL_CSV), "parkinglot", allow_stale)
+    out = [f"AQM rows: {describe(aqm_runs, NS2_STAMP, ns2_script_hash(AQM_SCRIPT))}",
+           f"parking-lot rows: {describe(pl_runs, NS2_STAMP, ns2_script_hash(PL_SCRIPT))}"]
+    rows = [r for r in aqm_runs if r["status"] == "ok"]
     by_variant: dict[str, list[dict]] = {}
     for r in rows:
         by_variant.setdefault(r["scenario"].split("-", 5)[-1], []).append(r)
@@ -464,7 +483,7 @@ def report() -> str:
                        f"| {float(r['cur_max_p_mean']):.4g} / {float(r['cur_max_p_final']):.4g} "
                        f"| {r['loss_events']} | {r['timeouts']} |")
     out.extend(noise_floor(rows))
-    pl = [r for r in read(PL_CSV) if r["status"] == "ok"]
+    pl = [r for r in pl_runs if r["status"] == "ok"]
     plf = read(PL_FLOWS_CSV)
     keys = list(dict.fromkeys(r["key"] for r in pl))
     if keys:
@@ -517,10 +536,12 @@ def main() -> int:
     p.add_argument("--recompute", action="store_true", help="ignore the CSVs for the selected jobs")
     p.add_argument("--timeout", type=float, default=900.0, help="per run, s (default 900); kept as a timeout row")
     p.add_argument("--report", action="store_true", help="print the cached results as Markdown and exit")
+    p.add_argument("--allow-stale", action="store_true",
+                   help="with --report, also rows made by another version of the scripts (the report names them)")
     args = p.parse_args()
 
     if args.report:
-        print(report())
+        print(report(args.allow_stale))
         return 0
     jobs = ([] if args.only == "parkinglot" else matrix_aqm()) + ([] if args.only == "aqm" else matrix_parkinglot())
     if args.set:
@@ -540,7 +561,8 @@ def main() -> int:
         return 1
     print(f"# {platform.node()} {platform.machine()}, {os.cpu_count()} cpus; "
           f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC", file=sys.stderr)
-    done = {"aqm": done_keys(AQM_CSV), "parkinglot": done_keys(PL_CSV)}
+    done = {"aqm": done_keys(AQM_CSV, ns2_script_hash(AQM_SCRIPT)),
+            "parkinglot": done_keys(PL_CSV, ns2_script_hash(PL_SCRIPT))}
     n, t0 = 0, time.perf_counter()
     for j in jobs:
         if not args.recompute and j.key in done[j.kind]:

@@ -46,6 +46,25 @@ def test_duplex_links_become_two_one_way_links_with_their_own_queues():
 
 
 @pytest.mark.usefixtures("no_engine")
+def test_the_topology_is_built_once_per_load_and_handed_out_as_copies(monkeypatch):
+    # Loading checks the network, then the routes against its links, then makes the engine config: one
+    # build serves all three.
+    from cclab.scenario import NetworkSpec
+
+    builds = []
+    build = NetworkSpec._build_topology
+    monkeypatch.setattr(NetworkSpec, "_build_topology", lambda self: builds.append(1) or build(self))
+    scenario = load_scenario(small_network())
+    config = scenario.to_engine_config()
+    assert len(builds) == 1
+    assert scenario.network.link_ends() == {("a", "r"), ("r", "a"), ("r", "b"), ("b", "r")}
+    # Editing one engine config leaves the next one as it was.
+    config["topology"]["links"][0]["rate_bps"] = 1
+    assert scenario.to_engine_config()["topology"]["links"][0]["rate_bps"] == 10**9
+    assert len(builds) == 1
+
+
+@pytest.mark.usefixtures("no_engine")
 def test_reverse_direction_overrides_and_one_way_links():
     raw = small_network()
     raw["network"]["links"][1]["reverse"] = {"rate": "1Mbps", "queue": {"size": "20"}}

@@ -65,3 +65,69 @@ def test_connection_records_when_asked():
     assert rows["completion_time_s"].notna().sum() == web["flows_completed"]
     assert (rows["group"] == "web").all()
     assert cclab.run(SCENARIO).connections.empty
+
+
+SWEPT_TRAFFIC = """
+[network]
+packet_size = 1500
+[network.bottleneck]
+rate = "10Mbps"
+delay = "25ms"
+queue = { size = "100" }
+
+[[traffic]]
+group = "web"
+preset = "web"
+load = 0.1
+access_delay = "1ms"
+stop = "8s"
+records = true
+
+[[traffic]]
+group = "quiet"
+size = "20KB"
+arrival_rate = 2
+access_delay = "1ms"
+
+[run]
+duration = "10s"
+sample_interval = "0s"
+
+[sweep]
+replications = 2
+[sweep.grid]
+"traffic.0.load" = [0.05, 0.1]
+"""
+
+
+def test_a_sweep_stores_the_connection_records_as_a_table(tmp_path):
+    from cclab.executors import LocalPool
+    from cclab.results import query
+    from cclab.store import StudyStore, results_version
+    from cclab.sweep import load_sweep
+    from cclab.sweeper import run_sweep
+
+    path = tmp_path / "web.toml"
+    path.write_text(SWEPT_TRAFFIC, encoding="utf-8")
+    sweep = load_sweep(path)
+    store = tmp_path / "store"
+    assert run_sweep(sweep, StudyStore(store, sweep.study, results_version()), LocalPool(2)).done == 4
+    # Per run and group: the connections stored against the group's own count in the summary. Only the
+    # source with records = true has rows; every connection it made is there, completed or alive.
+    answer = query('SELECT r."traffic.0.load" AS load, r.run_key, r.flows_created, r.flows_completed, '
+                   'count(c."group") AS rows, '
+                   'count(c."group") FILTER (WHERE NOT isnan(c.completion_time_s)) AS completed_rows, '
+                   'sum(c.bytes) AS bytes '
+                   'FROM runs r LEFT JOIN connections c ON c.run_key = r.run_key AND c."group" = r."group" '
+                   "WHERE r.kind = 'group' AND r.\"group\" = 'web' GROUP BY ALL ORDER BY load, r.run_key",
+                   store=store)
+    assert answer["load"].tolist() == [0.05, 0.05, 0.1, 0.1]
+    assert (answer["rows"] == answer["flows_created"]).all()
+    assert (answer["completed_rows"] == answer["flows_completed"]).all()
+    assert (answer["rows"] > 0).all() and (answer["bytes"] > 0).all()
+    # Twice the load, more connections (the web preset's arrival rate scales with the load).
+    by_load = answer.groupby("load")["rows"].sum()
+    assert by_load[0.1] > by_load[0.05]
+    groups = query('SELECT DISTINCT "group" FROM connections', store=store)["group"].tolist()
+    assert groups == ["web"]
+    assert query("SELECT count(DISTINCT run_key) AS n FROM connections", store=store)["n"].tolist() == [4]

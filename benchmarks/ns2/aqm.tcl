@@ -48,10 +48,8 @@
 #   use_mark_p_ true, an average above 2 x maxthresh gives p = 1 through the early path, not a
 #   forced drop). The queue monitor counts waiting packets only: the one being sent has left it.
 
-proc usage {msg} {
-    puts stderr "aqm.tcl: $msg"
-    exit 2
-}
+set script aqm.tcl
+source [file join [file dirname [info script]] common.tcl]
 
 array set P {
     queue RED
@@ -60,49 +58,23 @@ array set P {
     window 100000 scheduler Calendar sample_ms 1 series "" series_ms 100
 }
 set red_overrides {}
-foreach arg $argv {
-    set eq [string first = $arg]
-    if {$eq < 1} { usage "bad argument '$arg' (want key=value)" }
-    set k [string range $arg 0 [expr {$eq - 1}]]
-    set v [string range $arg [expr {$eq + 1}] end]
-    if {[string match red.* $k]} {
-        set var [string range $k 4 end]
-        if {[lsearch -exact [Queue/RED info vars] $var] < 0} {
-            usage "unknown Queue/RED variable '$var' (known: [lsort [Queue/RED info vars]])"
-        }
-        lappend red_overrides $var $v
-        continue
+proc red_option {var v} {
+    global red_overrides
+    if {[lsearch -exact [Queue/RED info vars] $var] < 0} {
+        usage "unknown Queue/RED variable '$var' (known: [lsort [Queue/RED info vars]])"
     }
-    if {![info exists P($k)]} { usage "unknown key '$k' (known: [lsort [array names P]] red.<var>)" }
-    set P($k) $v
+    lappend red_overrides $var $v
 }
+parse_options $argv red. red_option " red.<var>"
+check_window
 set N $P(flows)
 if {$N < 1} { usage "flows must be >= 1" }
-if {$P(measure_from) >= $P(duration)} { usage "measure_from must be < duration" }
 if {[lsearch -exact {RED ARED DropTail} $P(queue)] < 0} { usage "queue must be RED, ARED or DropTail" }
 set is_red [expr {$P(queue) ne "DropTail"}]
-set ccs [split $P(cc) ,]
-if {[llength $ccs] == 1} {
-    for {set i 1} {$i < $N} {incr i} { lappend ccs $P(cc) }
-} elseif {[llength $ccs] != $N} {
-    usage "cc lists [llength $ccs] modules for $N flows"
-}
+set ccs [per_flow cc $N modules]
 
-# Flags: the flow monitor's per-packet code reads the ECN bits of the flags header.
-remove-all-packet-headers
-add-packet-header IP TCP Flags
-
-set ns [new Simulator]
-$ns use-scheduler $P(scheduler)
-global defaultRNG
-$defaultRNG seed $P(seed)
-
-Agent/TCP set packetSize_ $P(payload)
-Agent/TCP set window_ $P(window)
-Agent/TCP set maxcwnd_ $P(window)
-Agent/TCP set ts_option_size_ 0
-Agent/TCP/Linux set timestamps_ [expr {$P(timestamps) ? "true" : "false"}]
-set wire_bytes [expr {$P(payload) + 40}]
+set ns [new_simulator]
+tcp_linux_defaults
 
 # RED class defaults, before the link exists (see the notes above).
 if {$is_red} {
@@ -131,30 +103,9 @@ set bytes_int [new Integrator]
 $fmon set-pkts-integrator $pkts_int
 $fmon set-bytes-integrator $bytes_int
 
-# Access links: fast, and with queues big enough never to drop (only the bottleneck drops).
-set access_bps [expr {$P(access_mbps) * 1e6}]
-set access_qlim 1000000
+# Flow i's access links, each side: access_ms * (i + 1) / N one way, as in dumbbell.tcl.
 for {set i 0} {$i < $N} {incr i} {
-    set d [expr {$P(access_ms) * ($i + 1) / double($N) * 1e-3}]
-    set src($i) [$ns node]
-    set dst($i) [$ns node]
-    $ns duplex-link $src($i) $r1 $access_bps $d DropTail
-    $ns duplex-link $r2 $dst($i) $access_bps $d DropTail
-    foreach {a b} [list $src($i) $r1 $r1 $src($i) $r2 $dst($i) $dst($i) $r2] {
-        $ns queue-limit $a $b $access_qlim
-    }
-
-    set tcp($i) [new Agent/TCP/Linux]
-    $tcp($i) set fid_ $i
-    set sink($i) [new Agent/TCPSink/Sack1]
-    $ns attach-agent $src($i) $tcp($i)
-    $ns attach-agent $dst($i) $sink($i)
-    $ns connect $tcp($i) $sink($i)
-    $ns at 0 "$tcp($i) select_ca [lindex $ccs $i]"
-    set ftp($i) [$tcp($i) attach-app FTP]
-    $ns at 0 "$ftp($i) start"
-
-    set total_bytes($i) 0
+    bulk_flow $i $r1 $r2 [expr {$P(access_ms) * ($i + 1) / double($N) * 1e-3}] [lindex $ccs $i]
 }
 
 # The RED variables as the queue uses them: read at t = 0, after `$ns run` reset the queue (reset()
@@ -175,24 +126,11 @@ proc print_red {} {
 }
 if {$is_red} { $ns at 0 "print_red" }
 
-# Unwrap 32-bit byte counters (the sinks' bytes_; the queue monitor's byte counters, which this
-# build reads back as 32-bit): each is sampled every 5 s, far less than one wrap at 1 Gbit/s (34 s).
-array set wrap_last {}
-array set wrap_total {}
-proc unwrap {name raw} {
-    global wrap_last wrap_total
-    if {![info exists wrap_last($name)]} { set wrap_last($name) 0; set wrap_total($name) 0 }
-    set delta [expr {$raw - $wrap_last($name)}]
-    if {$delta < 0} { set delta [expr {$delta + 4294967296}] }
-    set wrap_last($name) $raw
-    set wrap_total($name) [expr {$wrap_total($name) + $delta}]
-    return $wrap_total($name)
-}
+# Unwrap 32-bit byte counters: the sinks' bytes_, and the queue monitor's byte counters, which this
+# build reads back as 32-bit (common.tcl).
 proc sample {} {
-    global N sink total_bytes fmon
-    for {set i 0} {$i < $N} {incr i} {
-        set total_bytes($i) [unwrap sink$i [$sink($i) set bytes_]]
-    }
+    global fmon
+    sample_sinks
     foreach c {barrivals_ bdepartures_ bdrops_} { unwrap link$c [$fmon set $c] }
 }
 proc link_counter {c} {
@@ -221,14 +159,6 @@ proc series_line {} {
     puts $series_fd [format "%.3f %d %d %.6g %.6g" [$ns now] [$fmon set pkts_] [$fmon set size_] $a $m]
 }
 
-# Integrator sum_ up to now (the integral of the queue length over time, packet.s or byte.s).
-proc integral {int} {
-    global ns
-    $int newpoint [$ns now] [$int set lasty_]
-    return [$int set sum_]
-}
-
-set counters {ndatapack_ nrexmitpack_ nrexmit_ ncwndcuts_}
 set link_counters {parrivals_ barrivals_ pdepartures_ bdepartures_ pdrops_ bdrops_}
 set flow_counters {parrivals_ pdrops_ epdrops_}
 
@@ -241,11 +171,10 @@ proc flow_entries {} {
 }
 
 proc mark {} {
-    global N tcp total_bytes counters M fmon link_counters flow_counters is_red pkts_int bytes_int
+    global N M fmon link_counters flow_counters is_red pkts_int bytes_int
     sample
     for {set i 0} {$i < $N} {incr i} {
-        set M($i,bytes) $total_bytes($i)
-        foreach c $counters { set M($i,$c) [$tcp($i) set $c] }
+        mark_flow $i
         foreach c $flow_counters { set M($i,f$c) 0 }
     }
     foreach {fid f} [flow_entries] {
@@ -258,7 +187,7 @@ proc mark {} {
 }
 
 proc finish {} {
-    global N P tcp total_bytes counters M wire_bytes ccs fmon link_counters flow_counters
+    global N P M ccs fmon link_counters flow_counters
     global is_red pkts_int bytes_int S bq rate_bps series_fd
     sample
     set T [expr {double($P(duration) - $P(measure_from))}]
@@ -270,24 +199,12 @@ proc finish {} {
         }
     }
     for {set i 0} {$i < $N} {incr i} {
-        set bytes [expr {$total_bytes($i) - $M($i,bytes)}]
-        set pkts [expr {$bytes / $wire_bytes}]
-        foreach c $counters { set D($c) [expr {[$tcp($i) set $c] - $M($i,$c)}] }
         foreach c $flow_counters {
             if {![info exists F($i,$c)]} { set F($i,$c) 0; set F($i,total_$c) 0 }
         }
-        set goodput [expr {$pkts * $P(payload) * 8.0 / $T}]
-        set delivered [expr {$bytes * 8.0 / $T}]
-        # ncwndcuts_ counts fast-recovery entries and RTOs; nrexmit_ counts RTOs only.
-        puts [format "flow=%d cc=%s goodput_bps=%.1f delivered_bps=%.1f delivered_packets=%d\
-packets_sent=%d packets_sent_total=%d retransmissions=%d timeouts=%d loss_events=%d cwnd_cuts=%d\
-final_cwnd=%d access_ms=%g bottleneck_arrivals=%d bottleneck_drops=%d bottleneck_early_drops=%d\
-bottleneck_drops_total=%d bottleneck_early_drops_total=%d" \
-                  $i [lindex $ccs $i] $goodput $delivered $pkts \
-                  $D(ndatapack_) [$tcp($i) set ndatapack_] $D(nrexmitpack_) $D(nrexmit_) \
-                  [expr {$D(ncwndcuts_) - $D(nrexmit_)}] $D(ncwndcuts_) \
-                  [expr {int([$tcp($i) set cwnd_])}] \
-                  [expr {$P(access_ms) * ($i + 1) / double($N)}] \
+        puts [format "flow=%d cc=%s %s access_ms=%g bottleneck_arrivals=%d bottleneck_drops=%d\
+bottleneck_early_drops=%d bottleneck_drops_total=%d bottleneck_early_drops_total=%d" \
+                  $i [lindex $ccs $i] [flow_fields $i] [expr {$P(access_ms) * ($i + 1) / double($N)}] \
                   $F($i,parrivals_) $F($i,pdrops_) $F($i,epdrops_) $F($i,total_pdrops_) $F($i,total_epdrops_)]
     }
     foreach c $link_counters { set L($c) [expr {[link_counter $c] - $M(link,$c)}] }
@@ -314,19 +231,9 @@ max_queue_pkts_sampled=%d queue_samples=%d drops_total=%d early_drops_total=%d o
     exit 0
 }
 
-for {set t 5} {$t < $P(duration)} {incr t 5} { $ns at $t "sample" }
+schedule_counter_samples
 $ns at $P(measure_from) "mark"
-# Integer sample times (k x sample_ms) avoid drift from repeated floating-point addition.
-set dt [expr {$P(sample_ms) * 1e-3}]
-set k0 [expr {int(ceil($P(measure_from) / $dt))}]
-set k1 [expr {int(floor($P(duration) / $dt))}]
-proc qsample_at {k} {
-    global ns dt k1
-    qsample
-    incr k
-    if {$k < $k1} { $ns at [expr {$k * $dt}] "qsample_at $k" }
-}
-if {$k0 < $k1} { $ns at [expr {$k0 * $dt}] "qsample_at $k0" }
+schedule_queue_samples
 set series_fd ""
 if {$P(series) ne ""} {
     set series_fd [open $P(series) w]

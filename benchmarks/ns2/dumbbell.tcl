@@ -40,51 +40,25 @@
 # - TCPSink bytes_ counts in-order delivered bytes *including* the 40-byte header (wire bytes);
 #   it is a C int, so it is sampled every 5 s and unwrapped here.
 # No trace files, no nam, no queue monitors: nothing that slows ns-2 beyond the measurement.
+# Option parsing, the agent settings, the flows and the result fields are in common.tcl.
 
-proc usage {msg} {
-    puts stderr "dumbbell.tcl: $msg"
-    exit 2
-}
+set script dumbbell.tcl
+source [file join [file dirname [info script]] common.tcl]
 
 array set P {
     cc reno rate_mbps 200 delay_ms 50 buffer 167 access_ms 2.5 access_mbps 2000
     flows 1 duration 2000 measure_from 1000 seed 1 payload 1460 timestamps 1
     window 100000 scheduler Calendar per 0 overhead_us 0 progress 0
 }
-foreach arg $argv {
-    set kv [split $arg =]
-    if {[llength $kv] != 2} { usage "bad argument '$arg' (want key=value)" }
-    set k [lindex $kv 0]
-    if {![info exists P($k)]} { usage "unknown key '$k' (known: [lsort [array names P]])" }
-    set P($k) [lindex $kv 1]
-}
+parse_options $argv
+check_window
 set N $P(flows)
 if {$N < 1} { usage "flows must be >= 1" }
-if {$P(measure_from) >= $P(duration)} { usage "measure_from must be < duration" }
-set ccs [split $P(cc) ,]
-if {[llength $ccs] == 1} {
-    for {set i 1} {$i < $N} {incr i} { lappend ccs $P(cc) }
-} elseif {[llength $ccs] != $N} {
-    usage "cc lists [llength $ccs] modules for $N flows"
-}
+set ccs [per_flow cc $N modules]
 
-# Only the packet headers this scenario uses: ns-2 allocates every header type in every packet
-# otherwise (several kB each), which costs memory bandwidth for nothing.
-remove-all-packet-headers
-add-packet-header IP TCP Flags
-
-set ns [new Simulator]
-$ns use-scheduler $P(scheduler)
-global defaultRNG
-$defaultRNG seed $P(seed)
-
-Agent/TCP set packetSize_ $P(payload)
-Agent/TCP set window_ $P(window)
-Agent/TCP set maxcwnd_ $P(window)
-Agent/TCP set ts_option_size_ 0
+set ns [new_simulator]
+tcp_linux_defaults
 Agent/TCP set overhead_ [expr {$P(overhead_us) * 1e-6}]
-Agent/TCP/Linux set timestamps_ [expr {$P(timestamps) ? "true" : "false"}]
-set wire_bytes [expr {$P(payload) + 40}]
 
 # Routers and bottleneck (R1 -> R2 carries data; R2 -> R1 the ACKs).
 set r1 [$ns node]
@@ -103,79 +77,30 @@ if {$P(per) > 0} {
     $ns lossmodel $em $r1 $r2
 }
 
-# Access links: fast, and with queues big enough never to drop (only the bottleneck drops).
-set access_bps [expr {$P(access_mbps) * 1e6}]
-set access_qlim 1000000
+# Flow i's access links, each side: access_ms * (i + 1) / N one way.
 for {set i 0} {$i < $N} {incr i} {
-    set d [expr {$P(access_ms) * ($i + 1) / double($N) * 1e-3}]
-    set src($i) [$ns node]
-    set dst($i) [$ns node]
-    $ns duplex-link $src($i) $r1 $access_bps $d DropTail
-    $ns duplex-link $r2 $dst($i) $access_bps $d DropTail
-    foreach {a b} [list $src($i) $r1 $r1 $src($i) $r2 $dst($i) $dst($i) $r2] {
-        $ns queue-limit $a $b $access_qlim
-    }
-
-    set tcp($i) [new Agent/TCP/Linux]
-    $tcp($i) set fid_ $i
-    set sink($i) [new Agent/TCPSink/Sack1]
-    $ns attach-agent $src($i) $tcp($i)
-    $ns attach-agent $dst($i) $sink($i)
-    $ns connect $tcp($i) $sink($i)
-    $ns at 0 "$tcp($i) select_ca [lindex $ccs $i]"
-    set ftp($i) [$tcp($i) attach-app FTP]
-    $ns at 0 "$ftp($i) start"
-
-    set last_bytes($i) 0
-    set total_bytes($i) 0
+    bulk_flow $i $r1 $r2 [expr {$P(access_ms) * ($i + 1) / double($N) * 1e-3}] [lindex $ccs $i]
 }
 
-# Unwrap the 32-bit sink byte counters.
-proc sample {} {
-    global N sink last_bytes total_bytes
-    for {set i 0} {$i < $N} {incr i} {
-        set b [$sink($i) set bytes_]
-        set delta [expr {$b - $last_bytes($i)}]
-        if {$delta < 0} { set delta [expr {$delta + 4294967296}] }
-        set total_bytes($i) [expr {$total_bytes($i) + $delta}]
-        set last_bytes($i) $b
-    }
-}
+proc sample {} { sample_sinks }
 
-set counters {ndatapack_ nrexmitpack_ nrexmit_ ncwndcuts_}
 proc mark {} {
-    global N tcp total_bytes counters M
+    global N
     sample
-    for {set i 0} {$i < $N} {incr i} {
-        set M($i,bytes) $total_bytes($i)
-        foreach c $counters { set M($i,$c) [$tcp($i) set $c] }
-    }
+    for {set i 0} {$i < $N} {incr i} { mark_flow $i }
 }
 
 proc finish {} {
-    global N P tcp total_bytes counters M wire_bytes ccs
+    global N P ccs
     sample
-    set T [expr {double($P(duration) - $P(measure_from))}]
     for {set i 0} {$i < $N} {incr i} {
-        set bytes [expr {$total_bytes($i) - $M($i,bytes)}]
-        set pkts [expr {$bytes / $wire_bytes}]
-        foreach c $counters { set D($c) [expr {[$tcp($i) set $c] - $M($i,$c)}] }
-        set goodput [expr {$pkts * $P(payload) * 8.0 / $T}]
-        set delivered [expr {$bytes * 8.0 / $T}]
-        # ncwndcuts_ counts fast-recovery entries and RTOs; nrexmit_ counts RTOs only.
-        puts [format "flow=%d cc=%s goodput_bps=%.1f delivered_bps=%.1f delivered_packets=%d\
-packets_sent=%d packets_sent_total=%d retransmissions=%d timeouts=%d loss_events=%d cwnd_cuts=%d\
-final_cwnd=%d access_ms=%g" \
-                  $i [lindex $ccs $i] $goodput $delivered $pkts \
-                  $D(ndatapack_) [$tcp($i) set ndatapack_] $D(nrexmitpack_) $D(nrexmit_) \
-                  [expr {$D(ncwndcuts_) - $D(nrexmit_)}] $D(ncwndcuts_) \
-                  [expr {int([$tcp($i) set cwnd_])}] \
+        puts [format "flow=%d cc=%s %s access_ms=%g" $i [lindex $ccs $i] [flow_fields $i] \
                   [expr {$P(access_ms) * ($i + 1) / double($N)}]]
     }
     exit 0
 }
 
-for {set t 5} {$t < $P(duration)} {incr t 5} { $ns at $t "sample" }
+schedule_counter_samples
 proc progress {} {
     global N tcp ns
     set sent 0

@@ -31,55 +31,25 @@
 # unless named *_total.
 # The ACK direction of each bottleneck is a DropTail link with the same limit; ACKs never queue there.
 
-proc usage {msg} {
-    puts stderr "parkinglot.tcl: $msg"
-    exit 2
-}
+set script parkinglot.tcl
+source [file join [file dirname [info script]] common.tcl]
 
 array set P {
     cc reno rate_mbps 100 delay_ms 10 buffer 583 queue DropTail access_ms 2.5 access_mbps 1000 overhead_ms 0
     duration 200 measure_from 100 seed 1 payload 1460 timestamps 1 window 100000 scheduler Calendar
     sample_ms 1
 }
-foreach arg $argv {
-    set kv [split $arg =]
-    if {[llength $kv] != 2} { usage "bad argument '$arg' (want key=value)" }
-    set k [lindex $kv 0]
-    if {![info exists P($k)]} { usage "unknown key '$k' (known: [lsort [array names P]])" }
-    set P($k) [lindex $kv 1]
-}
-if {$P(measure_from) >= $P(duration)} { usage "measure_from must be < duration" }
+parse_options $argv
+check_window
 if {[lsearch -exact {DropTail RED} $P(queue)] < 0} { usage "queue must be DropTail or RED" }
 set NL 3                   ;# bottlenecks
 set N [expr {$NL + 1}]     ;# flows: 0 long, 1..NL short
-proc per_flow {key} {
-    global P N
-    set vals [split $P($key) ,]
-    if {[llength $vals] == 1} {
-        set vals [lrepeat $N $P($key)]
-    } elseif {[llength $vals] != $N} {
-        usage "$key lists [llength $vals] values for $N flows"
-    }
-    return $vals
-}
-set ccs [per_flow cc]
-set access [per_flow access_ms]
+set ccs [per_flow cc $N]
+set access [per_flow access_ms $N]
 
-remove-all-packet-headers
-add-packet-header IP TCP Flags
-
-set ns [new Simulator]
-$ns use-scheduler $P(scheduler)
-global defaultRNG
-$defaultRNG seed $P(seed)
-
-Agent/TCP set packetSize_ $P(payload)
-Agent/TCP set window_ $P(window)
-Agent/TCP set maxcwnd_ $P(window)
-Agent/TCP set ts_option_size_ 0
+set ns [new_simulator]
+tcp_linux_defaults
 Agent/TCP set overhead_ [expr {$P(overhead_ms) * 1e-3}]
-Agent/TCP/Linux set timestamps_ [expr {$P(timestamps) ? "true" : "false"}]
-set wire_bytes [expr {$P(payload) + 40}]
 
 # Routers R0..R3 and the bottlenecks Lk = Rk -> Rk+1 (data); Rk+1 -> Rk carries ACKs.
 set rate_bps [expr {$P(rate_mbps) * 1e6}]
@@ -100,46 +70,15 @@ for {set k 0} {$k < $NL} {incr k} {
 }
 
 # Flow i enters at R(first) and leaves at R(last): the long flow 0 -> NL, short flow i: i-1 -> i.
-set access_bps [expr {$P(access_mbps) * 1e6}]
-set access_qlim 1000000
 for {set i 0} {$i < $N} {incr i} {
     if {$i == 0} { set first($i) 0; set last($i) $NL } else { set first($i) [expr {$i - 1}]; set last($i) $i }
-    set d [expr {[lindex $access $i] * 1e-3}]
-    set src($i) [$ns node]
-    set dst($i) [$ns node]
-    $ns duplex-link $src($i) $r($first($i)) $access_bps $d DropTail
-    $ns duplex-link $r($last($i)) $dst($i) $access_bps $d DropTail
-    foreach {a b} [list $src($i) $r($first($i)) $r($first($i)) $src($i) $r($last($i)) $dst($i) \
-                       $dst($i) $r($last($i))] {
-        $ns queue-limit $a $b $access_qlim
-    }
-    set tcp($i) [new Agent/TCP/Linux]
-    $tcp($i) set fid_ $i
-    set sink($i) [new Agent/TCPSink/Sack1]
-    $ns attach-agent $src($i) $tcp($i)
-    $ns attach-agent $dst($i) $sink($i)
-    $ns connect $tcp($i) $sink($i)
-    $ns at 0 "$tcp($i) select_ca [lindex $ccs $i]"
-    set ftp($i) [$tcp($i) attach-app FTP]
-    $ns at 0 "$ftp($i) start"
-    set total_bytes($i) 0
+    bulk_flow $i $r($first($i)) $r($last($i)) [expr {[lindex $access $i] * 1e-3}] [lindex $ccs $i]
 }
 
-# Unwrap 32-bit byte counters, sampled every 5 s (see aqm.tcl).
-array set wrap_last {}
-array set wrap_total {}
-proc unwrap {name raw} {
-    global wrap_last wrap_total
-    if {![info exists wrap_last($name)]} { set wrap_last($name) 0; set wrap_total($name) 0 }
-    set delta [expr {$raw - $wrap_last($name)}]
-    if {$delta < 0} { set delta [expr {$delta + 4294967296}] }
-    set wrap_last($name) $raw
-    set wrap_total($name) [expr {$wrap_total($name) + $delta}]
-    return $wrap_total($name)
-}
+# Unwrap 32-bit byte counters, sampled every 5 s (common.tcl).
 proc sample {} {
-    global N NL sink total_bytes fmon
-    for {set i 0} {$i < $N} {incr i} { set total_bytes($i) [unwrap sink$i [$sink($i) set bytes_]] }
+    global NL fmon
+    sample_sinks
     for {set k 0} {$k < $NL} {incr k} {
         foreach c {barrivals_ bdepartures_ bdrops_} { unwrap L$k$c [$fmon($k) set $c] }
     }
@@ -162,13 +101,6 @@ proc qsample {} {
     incr S(n)
 }
 
-proc integral {int} {
-    global ns
-    $int newpoint [$ns now] [$int set lasty_]
-    return [$int set sum_]
-}
-
-set counters {ndatapack_ nrexmitpack_ nrexmit_ ncwndcuts_}
 set link_counters {parrivals_ barrivals_ pdepartures_ bdepartures_ pdrops_ bdrops_}
 
 # Per-flow arrivals and drops at link k: fid -> "parrivals pdrops" (0 0 for a flow never seen there).
@@ -180,12 +112,9 @@ proc flow_counts {k} {
 }
 
 proc mark {} {
-    global N NL tcp total_bytes counters link_counters M pint bint
+    global N NL link_counters M pint bint
     sample
-    for {set i 0} {$i < $N} {incr i} {
-        set M($i,bytes) $total_bytes($i)
-        foreach c $counters { set M($i,$c) [$tcp($i) set $c] }
-    }
+    for {set i 0} {$i < $N} {incr i} { mark_flow $i }
     for {set k 0} {$k < $NL} {incr k} {
         foreach c $link_counters { set M(L$k,$c) [link_counter $k $c] }
         set M(L$k,pint) [integral $pint($k)]
@@ -195,7 +124,7 @@ proc mark {} {
 }
 
 proc finish {} {
-    global N NL P tcp total_bytes counters link_counters M wire_bytes ccs access first last
+    global N NL P link_counters M ccs access first last
     global pint bint rate_bps S fmon
     sample
     set T [expr {double($P(duration) - $P(measure_from))}]
@@ -207,23 +136,15 @@ proc finish {} {
         }
     }
     for {set i 0} {$i < $N} {incr i} {
-        set bytes [expr {$total_bytes($i) - $M($i,bytes)}]
-        set pkts [expr {$bytes / $wire_bytes}]
-        foreach c $counters { set D($c) [expr {[$tcp($i) set $c] - $M($i,$c)}] }
         set route {}
         set per_link ""
         for {set k $first($i)} {$k < $last($i)} {incr k} {
             lappend route L$k
             append per_link " L${k}_arrivals=$F($k,$i,arr) L${k}_drops=$F($k,$i,drop)"
         }
-        puts [format "flow=%d kind=%s route=%s cc=%s goodput_bps=%.1f delivered_bps=%.1f delivered_packets=%d\
-packets_sent=%d packets_sent_total=%d retransmissions=%d timeouts=%d loss_events=%d cwnd_cuts=%d\
-final_cwnd=%d access_ms=%g%s" \
-                  $i [expr {$i == 0 ? "long" : "short"}] [join $route +] [lindex $ccs $i] \
-                  [expr {$pkts * $P(payload) * 8.0 / $T}] [expr {$bytes * 8.0 / $T}] $pkts \
-                  $D(ndatapack_) [$tcp($i) set ndatapack_] $D(nrexmitpack_) $D(nrexmit_) \
-                  [expr {$D(ncwndcuts_) - $D(nrexmit_)}] $D(ncwndcuts_) \
-                  [expr {int([$tcp($i) set cwnd_])}] [lindex $access $i] $per_link]
+        puts [format "flow=%d kind=%s route=%s cc=%s %s access_ms=%g%s" \
+                  $i [expr {$i == 0 ? "long" : "short"}] [join $route +] [lindex $ccs $i] [flow_fields $i] \
+                  [lindex $access $i] $per_link]
     }
     for {set k 0} {$k < $NL} {incr k} {
         foreach c $link_counters { set L($c) [expr {[link_counter $k $c] - $M(L$k,$c)}] }
@@ -238,17 +159,8 @@ mean_queue_pkts=%.4f mean_queue_bytes=%.1f max_queue_pkts_sampled=%d queue_sampl
     exit 0
 }
 
-for {set t 5} {$t < $P(duration)} {incr t 5} { $ns at $t "sample" }
+schedule_counter_samples
 $ns at $P(measure_from) "mark"
-set dt [expr {$P(sample_ms) * 1e-3}]
-set k0 [expr {int(ceil($P(measure_from) / $dt))}]
-set k1 [expr {int(floor($P(duration) / $dt))}]
-proc qsample_at {k} {
-    global ns dt k1
-    qsample
-    incr k
-    if {$k < $k1} { $ns at [expr {$k * $dt}] "qsample_at $k" }
-}
-if {$k0 < $k1} { $ns at [expr {$k0 * $dt}] "qsample_at $k0" }
+schedule_queue_samples
 $ns at $P(duration) "finish"
 $ns run

@@ -22,18 +22,14 @@
 # - `$ftp produce n` sends packets 0 .. n-1; Agent/TCP calls `done` when the last is acknowledged.
 # - DropTail queue-limit as in dumbbell.tcl (the packet being sent counts); access queues never drop.
 
+set script traffic.tcl
+source [file join [file dirname [info script]] common.tcl]
+
 array set P {
     mode reverse cc reno rate_mbps 10 delay_ms 20 buffer 50 access_ms 1 access_mbps 100
     duration 100 measure_from 20 payload 1460 packets 30 interval 0.1 first 0.5 count 500
 }
-foreach arg $argv {
-    set kv [split $arg =]
-    if {[llength $kv] != 2 || ![info exists P([lindex $kv 0])]} {
-        puts stderr "traffic.tcl: bad argument '$arg' (known: [lsort [array names P]])"
-        exit 2
-    }
-    set P([lindex $kv 0]) [lindex $kv 1]
-}
+parse_options $argv
 
 remove-all-packet-headers
 add-packet-header IP TCP Flags
@@ -86,20 +82,13 @@ if {$P(mode) eq "reverse"} {
         set dir($i) [lindex $e 2]
         set ftp($i) [$tcp($i) attach-app FTP]
         $ns at 0 "$ftp($i) start"
-        set last($i) 0
         set total($i) 0
         incr i
     }
-    # Unwrap the 32-bit sink byte counters (wire bytes, headers included).
+    # Unwrap the 32-bit sink byte counters (wire bytes, headers included; common.tcl).
     proc sample {} {
-        global sink last total
-        foreach i {0 1} {
-            set b [$sink($i) set bytes_]
-            set d [expr {$b - $last($i)}]
-            if {$d < 0} { set d [expr {$d + 4294967296}] }
-            set total($i) [expr {$total($i) + $d}]
-            set last($i) $b
-        }
+        global sink total
+        foreach i {0 1} { set total($i) [unwrap sink$i [$sink($i) set bytes_]] }
     }
     proc mark {} { global total M; sample; foreach i {0 1} { set M($i) $total($i) } }
     proc finish {} {

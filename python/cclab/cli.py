@@ -182,15 +182,21 @@ def queues_command(name: str | None, as_json: bool) -> None:
                    "already stored are reused.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
               show_default=True, help="Folder for the reports (one sub-folder per study).")
+@click.option("--write-docs", is_flag=True,
+              help="From the full study as stored (nothing is computed): keep its values in "
+                   "docs/reproductions/data/ and rewrite the numbers of README.md and docs/reproductions/STUDY.md. "
+                   "Run in a source checkout.")
+@click.option("--check-docs", is_flag=True,
+              help="Only check that those numbers are the ones docs/reproductions/data/ gives; exit 1 if not.")
 def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...], quick: bool, jobs: int | None,
-                      cluster: str | None, store: Path | None, out: Path) -> None:
+                      cluster: str | None, store: Path | None, out: Path, write_docs: bool, check_docs: bool) -> None:
     """Run the experiments of STUDY (e.g. seed000) and compare them with the paper."""
     from .executors import make_executor
     from .experiment import experiments_root, list_experiments, load_experiment
     from .reproduce import reproduce, study_of
     from .html_report import write_index
     from .reproduction_report import QUICK_NOTE, counts_text, terminal_view, write_study_report
-    from .store import resolve_root
+    from .store import resolve_root, results_version
 
     available = list_experiments()
     if not available:
@@ -211,7 +217,23 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
         what = f"part {', '.join(unknown)} of {study!r}" if parts else repr(study)
         raise CclabError(f"no experiment matches {what}; studies: {', '.join(studies)}"
                          + (f"; parts of {study}: {', '.join(parts)}" if parts else ""))
+    if check_docs or write_docs:
+        from . import doc_numbers
+        root = doc_numbers.checkout_root(Path.cwd())
+        if check_docs:
+            _check_docs(root, study)
+            return
+        if quick or only:
+            raise CclabError("--write-docs writes the docs from the whole study as the paper ran it: "
+                             "drop --quick and --only")
     selected = [load_experiment(available[parts[p]]) for p in (only or parts)]
+    if write_docs:
+        from .reproduce import missing_runs
+        missing, total = missing_runs(selected, resolve_root(store))
+        if missing:
+            raise CclabError(f"{missing} of {total} runs of {study} are not in the store {resolve_root(store)} for "
+                             f"cclab {results_version()}; run `cclab reproduce {study}` first (the docs are "
+                             "written from stored runs only)")
     executor = make_executor(cluster, jobs)
     show_bar = sys.stderr.isatty()
     with _sweep_bar(study + (" (quick)" if quick else "")) if show_bar else nullcontext() as progress:
@@ -227,6 +249,24 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
                     f"{sweep.failed} failed); findings: {counts_text(report.counts())}; "
                     f"wall time {result.wall_s:.1f} s; report: {report.html_path} (and report.md; all studies: "
                     f"{index})", markup=False)
+    if write_docs:
+        from .doc_numbers import values_path, write_docs as rewrite
+        from .reproduction_report import write_values_csv
+        write_values_csv(result, values_path(root, study))
+        changed = rewrite(root, study)
+        click.echo(f"{values_path(root, study)} written; pages changed: "
+                   + (", ".join(str(p.relative_to(root)) for p in changed) or "none"))
+
+
+def _check_docs(root: Path, study: str) -> None:
+    from .doc_numbers import check_docs, values_path
+    differ = check_docs(root, study)
+    for page in differ:
+        click.echo(f"error: {page.relative_to(root)}: its numbers are not those of "
+                   f"{values_path(root, study).relative_to(root)}; run `cclab reproduce {study} --write-docs`", err=True)
+    if differ:
+        raise SystemExit(1)
+    click.echo(f"{study}: the docs' numbers are those of {values_path(root, study).relative_to(root)}")
 
 
 @cli.command("report")

@@ -68,12 +68,18 @@ def execute_run(task: dict) -> dict:
         queue = parquet_bytes(series_table(identity, series.get("queue") or {}))
         loss_events = (parquet_bytes(series_table(identity, simulation.loss_events()))
                        if hasattr(simulation, "loss_events") else None)
+        # Per-connection records exist only for sources with records = true; a run without any stores no
+        # file, so the connections view holds only runs that asked for them.
+        records = simulation.connection_records() if hasattr(simulation, "connection_records") else {}
+        connections = (parquet_bytes(series_table(identity, records))
+                       if records and len(next(iter(records.values()))) else None)
     except CclabError as exc:  # e.g. ScenarioError: a parameter only the engine knows it rejects
         return {"status": "failed", "error_type": type(exc).__name__, "error": str(exc)}
     except Exception as exc:  # a bug: recorded with its traceback, and the sweep carries on
         return {"status": "failed", "error_type": type(exc).__name__, "error": str(exc) or repr(exc),
                 "traceback": traceback.format_exc()}
     return {"status": "ok", "summary": summary, "timeseries": timeseries, "queue": queue, "loss_events": loss_events,
+            "connections": connections,
             # Measured for benchmarks and the report; never stored, since they depend on the machine.
             # Wall time includes waiting for a core on a busy machine; CPU time does not.
             "compute_s": time.perf_counter() - started, "cpu_s": time.process_time() - started_cpu}

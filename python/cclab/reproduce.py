@@ -174,6 +174,14 @@ def _plan_study(experiments: list[Experiment], store_root: Path, quick: bool):
     return study, plans, store, unique
 
 
+def missing_runs(experiments: list[Experiment], store_root: Path, quick: bool = False) -> tuple[int, int]:
+    """(runs not in the store, runs in all) of the experiments, one study, for this cclab version."""
+    study = study_of(experiments[0].id)
+    keys = {run.run.key for e in experiments for run in plan_experiment(e, quick).runs}
+    stored = StudyStore(store_root, study, results_version()).stored_keys()
+    return len(keys - stored), len(keys)
+
+
 def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
     outcome = ExperimentOutcome(plan, store)
     collected: dict[tuple[str, int, int], list[float]] = defaultdict(list)

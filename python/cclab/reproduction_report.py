@@ -543,7 +543,10 @@ def _window_panel(config: dict, flows, queue) -> dict:
     return panel
 
 
-def _values_csv(reproduction: Reproduction, path: Path) -> None:
+def write_values_csv(reproduction: Reproduction, path: Path) -> None:
+    """One line per experiment, row, cell and metric: cclab's mean, sd, range and seeds, the paper's and
+    ns-2.35's values, the verdict (also what docs/reproductions/data/ keeps, cclab.doc_numbers)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["experiment", "row", "cell", "metric", "unit", "mean", "std", "min", "max", "seeds", "paper",
@@ -571,5 +574,5 @@ def write_study_report(reproduction: Reproduction, out_dir: Path) -> StudyReport
     report.markdown_path.write_text(markdown_page(report), encoding="utf-8")
     write_study_page(report, report.html_path)
     (out_dir / SUMMARY).write_text(json.dumps(report.summary(), indent=2) + "\n", encoding="utf-8")
-    _values_csv(reproduction, out_dir / "values.csv")
+    write_values_csv(reproduction, out_dir / "values.csv")
     return report

@@ -14,6 +14,10 @@ swept different fields still read as one table, the missing columns as NULL):
                 (jain_index, events, duration_s, measure_from_s)
     timeseries  study, run_key, time_s, flow, cwnd, ... (join to runs on run_key)
     queue       study, run_key, time_s, queue_packets, queue_bytes, drops
+    loss_events study, run_key, flow, time_ns: the start of every loss event of each flow
+    connections study, run_key, group, start_s, end_s, size_bytes, bytes, completion_time_s,
+                retransmissions, timeouts: one row per connection of the [[traffic]] sources with
+                records = true (completed, then alive: end_s and completion_time_s NaN)
     failures    study, run_key, seed, replication, params, error_type, error, attempts
 
 By default only the results of this cclab version and engine build are seen (another may compute
@@ -29,7 +33,8 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import CclabError
-from .store import FAILURES, QUEUE, SUMMARY, TIMESERIES, resolve_root, results_version, version_folder
+from .store import (CONNECTIONS, FAILURES, LOSS_EVENTS, QUEUE, SUMMARY, TIMESERIES, resolve_root, results_version,
+                    version_folder)
 from .sweep import STUDY_NAME
 
 FAILURE_COLUMNS = ["study", "cclab_version", "run_key", "scenario_hash", "seed", "replication", "params",
@@ -61,7 +66,8 @@ def studies(store: str | Path | None = None, all_versions: bool = False) -> list
 
 
 def connect(store: str | Path | None = None, study: str | None = None, all_versions: bool = False):
-    """An in-memory DuckDB connection with the views runs, timeseries, queue and failures.
+    """An in-memory DuckDB connection with the views runs, timeseries, queue, loss_events, connections
+    and failures (a view with no file behind it in the store is absent).
 
     `study` limits every view to one study; `store` defaults to $CCLAB_STORE, else the user data folder.
     """
@@ -69,7 +75,8 @@ def connect(store: str | Path | None = None, study: str | None = None, all_versi
 
     root = resolve_root(store)
     connection = duckdb.connect()
-    for view, kind in (("runs", SUMMARY), ("timeseries", TIMESERIES), ("queue", QUEUE)):
+    for view, kind in (("runs", SUMMARY), ("timeseries", TIMESERIES), ("queue", QUEUE), ("loss_events", LOSS_EVENTS),
+                       ("connections", CONNECTIONS)):
         pattern = _pattern(root, study, kind, all_versions)
         if not glob.glob(pattern):
             if view == "runs":

@@ -290,6 +290,10 @@ class NetworkSpec(_Table):
     rtt: Duration | None = None                       # links: the round trip a 'bdp' queue size refers to
     bottleneck_link: str | None = None                # links: the link the summary's bottleneck describes
 
+    # The engine topology of a network of links, built once while validating (the model is frozen, so it
+    # cannot go stale); engine_topology() hands out copies.
+    _topology: dict | None = PrivateAttr(default=None)
+
     @model_validator(mode="after")
     def _check(self) -> "NetworkSpec":
         if self.header_size >= self.packet_size:
@@ -309,7 +313,7 @@ class NetworkSpec(_Table):
         else:
             if self.access_rate is not None:
                 raise BadValue("access_rate belongs to the dumbbell", "a rate on each link", subpath=("access_rate",))
-            self.engine_topology()
+            self._topology = self._build_topology()
         return self
 
     @property
@@ -344,7 +348,15 @@ class NetworkSpec(_Table):
             raise BadValue(exc.message, exc.accepted, subpath=("bottleneck", *used.split("."), "size")) from None
 
     def engine_topology(self) -> dict:
-        """The engine's `topology`: every one-way link, node settings and the reported bottleneck."""
+        """The engine's `topology`: every one-way link, node settings and the reported bottleneck. A copy,
+        so that whoever edits the engine config it goes into cannot change this network's."""
+        return copy.deepcopy(self._topology)
+
+    def link_ends(self) -> set[tuple[str, str]]:
+        """(from, to) of every one-way link of a network of links: the hops a route may take."""
+        return {(link["from"], link["to"]) for link in (self._topology or {"links": []})["links"]}
+
+    def _build_topology(self) -> dict:
         links = []
         names: dict[str, int] = {}
         ends: dict[tuple[str, str], int] = {}
@@ -714,7 +726,7 @@ class Scenario(_Table):
         over_links = self.network.links is not None
         hops = set()
         if over_links:
-            hops = {(link["from"], link["to"]) for link in self.network.engine_topology()["links"]}
+            hops = self.network.link_ends()
         for index, flow in enumerate(self.flows):
             if over_links and flow.route is not None:
                 self._check_route(index, "route", flow.route, hops)

@@ -164,7 +164,7 @@ fn main() {
             continue;
         }
         let mut sim = Simulation::from_json(&s.config.to_string()).unwrap_or_else(|e| panic!("{}: {e:?}", s.name));
-        sim.run();
+        sim.run().expect("the run finishes");
         let f = sim.flow_series();
         let q = sim.queue_series();
         let mut series = json!({

@@ -29,7 +29,7 @@ fn main() {
     let started = Instant::now();
     for k in 1..=checkpoints {
         let now = SimTime(end / checkpoints * k + if k == checkpoints { end % checkpoints } else { 0 });
-        sim.run_until(now);
+        sim.run_until(now).expect("the run finishes");
         let (sent, received, dropped, in_network) = sim.data_packet_census();
         let cwnds = sim.cwnds();
         let queues = sim.queue_levels();

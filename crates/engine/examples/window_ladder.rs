@@ -124,7 +124,7 @@ fn run(scale: &Scale, o: &Options, progress: bool) -> Measured {
     if progress {
         let (mut last_wall, mut last_packets) = (0.0, 0);
         for s in 1..=seconds {
-            sim.run_until(cclab_engine::time::SimTime(s * 1_000_000_000));
+            sim.run_until(cclab_engine::time::SimTime(s * 1_000_000_000)).expect("the run finishes");
             let wall = started.elapsed().as_secs_f64();
             let p = packets(&sim);
             let drops = sim.summary().bottleneck.drops;
@@ -137,7 +137,7 @@ fn run(scale: &Scale, o: &Options, progress: bool) -> Measured {
             (last_wall, last_packets) = (wall, p);
         }
     } else {
-        sim.run();
+        sim.run().expect("the run finishes");
     }
     let wall_s = started.elapsed().as_secs_f64();
     Measured { wall_s, packets: packets(&sim), drops: sim.summary().bottleneck.drops }

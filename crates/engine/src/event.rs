@@ -33,10 +33,14 @@ pub enum Event {
 /// Events are packed into one `u128` so the heap compares a single integer:
 /// `time (64 bits) | seq (39 bits) | kind (4 bits) | id (21 bits)`. Ordering the packed value orders by
 /// time, then by insertion sequence, exactly as a (time, seq) pair would (seq is unique, so kind and id
-/// never decide an order). 2^39 events is about 15 hours of simulation at 10^7 events/s.
+/// never decide an order). 2^39 events is about 15 hours of wall time at 10^7 events/s.
 const ID_BITS: u32 = 21;
 const KIND_BITS: u32 = 4;
 const CODE_BITS: u32 = ID_BITS + KIND_BITS;
+/// How many events one queue can number: 2^39 = 549 755 813 888. Past it the sequence would lose its top
+/// bits and events at one instant would no longer fire first-in-first-out, so the simulation refuses the
+/// run instead (`Simulation::run_until` checks `sequence_exhausted` once per call, not per event).
+pub const MAX_EVENTS_SCHEDULED: u64 = 1 << (64 - CODE_BITS);
 /// Largest component id (link or flow index) an event can carry.
 pub const MAX_EVENT_ID: u32 = (1 << ID_BITS) - 1;
 
@@ -91,9 +95,10 @@ impl EventQueue {
         if time < self.last_popped {
             self.scheduled_in_the_past += 1;
         }
+        // No check here, on the per-event path: a sequence past `MAX_EVENTS_SCHEDULED` only loses its top
+        // bits (the shift drops them), and `sequence_exhausted` reports it to the run loop.
         let seq = self.next_seq;
         self.next_seq += 1;
-        debug_assert!(seq < 1 << (64 - CODE_BITS), "event sequence overflow");
         let low = (seq << CODE_BITS) | encode(event);
         self.heap.push(Reverse(((time.0 as u128) << 64) | low as u128));
     }
@@ -117,6 +122,21 @@ impl EventQueue {
     /// Events fired so far (for benchmarks).
     pub fn events_processed(&self) -> u64 {
         self.popped
+    }
+    /// Events scheduled so far.
+    pub fn events_scheduled(&self) -> u64 {
+        self.next_seq
+    }
+    /// True once more events were scheduled than the key's sequence field can number: from then on ties
+    /// may fire out of order, so no result of this queue can be trusted.
+    pub fn sequence_exhausted(&self) -> bool {
+        self.next_seq > MAX_EVENTS_SCHEDULED
+    }
+    /// Start numbering at `seq`, as if `seq` events had been scheduled: lets tests reach the limit without
+    /// scheduling 2^39 events.
+    #[doc(hidden)]
+    pub fn skip_sequence_to(&mut self, seq: u64) {
+        self.next_seq = seq;
     }
     /// Events scheduled at a time before the last event fired: 0 in a correct simulation, where time
     /// never goes backwards.
@@ -171,6 +191,18 @@ mod tests {
         assert_eq!(q.scheduled_in_the_past(), 0);
         q.schedule(SimTime(9), Event::Sample);
         assert_eq!(q.scheduled_in_the_past(), 1);
+    }
+
+    #[test]
+    fn the_sequence_is_exhausted_after_two_to_the_39_events() {
+        // Sequence numbers 0 ..= 2^39 - 1 fit in the key's 39 bits; the event numbered 2^39 does not.
+        let mut q = EventQueue::new();
+        q.skip_sequence_to(MAX_EVENTS_SCHEDULED - 1);
+        q.schedule(SimTime(1), Event::Sample); // numbered 2^39 - 1: the last that fits
+        assert!(!q.sequence_exhausted());
+        q.schedule(SimTime(1), Event::MeasureStart); // numbered 2^39: one too many
+        assert!(q.sequence_exhausted());
+        assert_eq!(q.events_scheduled(), 549_755_813_889);
     }
 
     #[test]

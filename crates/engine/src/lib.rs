@@ -8,6 +8,7 @@ pub mod config;
 pub mod event;
 pub mod net;
 pub mod rng;
+pub mod run_error;
 pub mod sim;
 pub mod stats;
 pub mod tcp;
@@ -15,6 +16,7 @@ pub mod time;
 pub mod traffic;
 
 pub use config::{ConfigError, ScenarioConfig};
+pub use run_error::RunError;
 pub use sim::Simulation;
 pub use stats::Summary;
 

@@ -19,6 +19,7 @@ use crate::net::queue::registry::{self as queues, QueueLimits};
 use crate::net::queue::LinkInfo;
 use crate::net::topology::{LinkPlan, Topology};
 use crate::rng::SimRng;
+use crate::run_error::RunError;
 use crate::stats::{jain_index, BottleneckSummary, ConnectionRecords, FlowLife, FlowSeries, FlowSummary, GroupSummary, LinkSeries, LinkSummary, QueueSeries, Summary};
 use crate::tcp::burst::BurstLimit;
 use crate::tcp::receiver::Receiver;
@@ -325,12 +326,14 @@ impl Simulation {
     }
 
     /// Run to the end of the scenario.
-    pub fn run(&mut self) {
-        self.run_until(self.end);
+    pub fn run(&mut self) -> Result<(), RunError> {
+        self.run_until(self.end)
     }
 
-    /// Advance simulated time to `min(t, end)`, firing every event due up to it.
-    pub fn run_until(&mut self, t: SimTime) {
+    /// Advance simulated time to `min(t, end)`, firing every event due up to it. An error means the run
+    /// cannot be trusted from some point on; every later call gives the same error.
+    pub fn run_until(&mut self, t: SimTime) -> Result<(), RunError> {
+        self.check_event_sequence()?;
         let t = t.min(self.end);
         while let Some(time) = self.events.peek_time() {
             if time > t {
@@ -342,6 +345,23 @@ impl Simulation {
             self.dispatch(event);
         }
         self.now = self.now.max(t);
+        // Once per call rather than per event, so the event loop pays nothing for it: a caller that runs in
+        // steps (the Python runner, 200 of them) hears of it within a step.
+        self.check_event_sequence()
+    }
+
+    fn check_event_sequence(&self) -> Result<(), RunError> {
+        if self.events.sequence_exhausted() {
+            return Err(RunError::EventSequenceExhausted { scheduled: self.events.events_scheduled(), at: self.now });
+        }
+        Ok(())
+    }
+
+    /// Number the next event as if `seq` had been scheduled before it: tests reach the event queue's limit
+    /// this way without 2^39 events. Not for runs.
+    #[doc(hidden)]
+    pub fn skip_event_sequence_to(&mut self, seq: u64) {
+        self.events.skip_sequence_to(seq);
     }
 
     fn dispatch(&mut self, event: Event) {

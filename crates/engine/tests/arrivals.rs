@@ -10,7 +10,7 @@ const PAYLOAD: u64 = 1460;
 
 fn run(cfg: &Value) -> Simulation {
     let mut sim = Simulation::from_json(&cfg.to_string()).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
+    sim.run().expect("the run finishes");
     sim
 }
 

@@ -467,7 +467,7 @@ fn exercise(text: &str) -> Result<(), String> {
     if let Some(interval) = cfg["run"]["sample_interval_ns"].as_u64().filter(|&i| i > 0) {
         horizon = horizon.min(interval.saturating_mul(MAX_SAMPLES));
     }
-    sim.run_until(SimTime(horizon));
+    sim.run_until(SimTime(horizon)).expect("the run finishes");
     assert_eq!(sim.now(), SimTime(horizon));
     let summary = serde_json::to_value(sim.summary()).expect("the summary serialises");
     assert!(summary["flows"].is_array());
@@ -520,7 +520,7 @@ fn small_dumbbell(duration_ns: u64) -> Value {
 
 fn runs(cfg: &Value, until_ns: u64) -> Simulation {
     let mut sim = Simulation::from_json(&cfg.to_string()).unwrap_or_else(|e| panic!("{e}"));
-    sim.run_until(SimTime(until_ns));
+    sim.run_until(SimTime(until_ns)).expect("the run finishes");
     sim
 }
 
@@ -578,7 +578,7 @@ fn regression_unbounded_links_in_a_row_deliver_every_packet() {
                      "flows": [{"cc": "newreno", "route": ["a", "r1", "r2", "b"]}],
                      "run": {"duration_ns": 2_000 * MS, "sample_interval_ns": 0}});
     let mut sim = runs(&cfg, 2_000 * MS);
-    sim.run();
+    sim.run().expect("the run finishes");
     let (sent, received, dropped, in_network) = sim.data_packet_census();
     assert_eq!(sent, received + dropped + in_network);
     // The first link is the bottleneck: 2 s at 10 Mbit/s is 1667 packets of 1500 bytes; less the first

@@ -24,7 +24,7 @@ fn dumbbell(flows: Vec<Value>) -> Value {
 
 fn run(cfg: &Value) -> Simulation {
     let mut sim = Simulation::from_json(&cfg.to_string()).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
+    sim.run().expect("the run finishes");
     sim
 }
 

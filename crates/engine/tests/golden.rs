@@ -66,7 +66,7 @@ fn standard_runs_match_their_golden_results() {
     let mut mismatches = vec![];
     for (name, cfg) in cases() {
         let mut sim = Simulation::from_json(&cfg.to_string()).unwrap();
-        sim.run();
+        sim.run().expect("the run finishes");
         let got = json!({
             "summary": sim.summary(),
             "cwnd_trace_fnv1a": fingerprint(&sim.flow_series().cwnd),

@@ -23,7 +23,7 @@ fn dumbbell(n: usize, queue: Value, extra: Value) -> Value {
 
 fn run(cfg: &Value) -> (Value, Simulation) {
     let mut sim = Simulation::from_json(&cfg.to_string()).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
+    sim.run().expect("the run finishes");
     (serde_json::to_value(sim.summary()).unwrap(), sim)
 }
 

@@ -160,7 +160,7 @@ proptest! {
         let mut sim = Simulation::from_json(&config(&d, 6)).unwrap();
         for step in 1..=12u64 {
             let now = SimTime(step * 500_000_000);
-            sim.run_until(now);
+            sim.run_until(now).expect("the run finishes");
             check_invariants(&sim, now)?;
         }
         let s = sim.summary();
@@ -175,7 +175,7 @@ proptest! {
     fn same_seed_gives_identical_results(d in dumbbell()) {
         let run = || {
             let mut sim = Simulation::from_json(&config(&d, 3)).unwrap();
-            sim.run();
+            sim.run().expect("the run finishes");
             (serde_json::to_string(&sim.summary()).unwrap(), serde_json::to_string(sim.flow_series()).unwrap())
         };
         prop_assert_eq!(run(), run());
@@ -197,7 +197,7 @@ fn different_seeds_differ_when_the_link_is_lossy() {
     };
     let summary = |seed| {
         let mut sim = Simulation::from_json(&config(&Dumbbell { seed, ..d.clone() }, 5)).unwrap();
-        sim.run();
+        sim.run().expect("the run finishes");
         serde_json::to_string(&sim.summary()).unwrap()
     };
     assert_eq!(summary(1), summary(1));
@@ -220,7 +220,7 @@ fn without_randomness_the_seed_does_not_matter() {
     };
     let summary = |seed| {
         let mut sim = Simulation::from_json(&config(&Dumbbell { seed, ..d.clone() }, 5)).unwrap();
-        sim.run();
+        sim.run().expect("the run finishes");
         let mut s = sim.summary();
         s.events = 0;
         serde_json::to_string(&s).unwrap()
@@ -249,7 +249,7 @@ fn simulator_state_does_not_grow_with_simulated_time() {
     let mut worst_events = 0;
     let mut worst_in_network = 0;
     for step in 1..=120u64 {
-        sim.run_until(SimTime(step * 500_000_000));
+        sim.run_until(SimTime(step * 500_000_000)).expect("the run finishes");
         worst_events = worst_events.max(sim.pending_events());
         worst_in_network = worst_in_network.max(sim.data_packet_census().3);
     }
@@ -420,11 +420,11 @@ proptest! {
                 for _ in 0..2_000 {
                     let Some(next) = sim.next_event_time().filter(|&t| t <= now) else { break };
                     prop_assert!(next >= sim.now(), "the next event at {:?} is before now {:?}", next, sim.now());
-                    sim.run_until(next);
+                    sim.run_until(next).expect("the run finishes");
                     check_invariants(&sim, next)?;
                 }
             }
-            sim.run_until(now);
+            sim.run_until(now).expect("the run finishes");
             check_invariants(&sim, now)?;
         }
     }
@@ -443,7 +443,7 @@ fn regression_bbr_in_linux_2_6_recovery_keeps_its_window() {
         "run": {"duration_ns": 6_000 * MS, "seed": 790, "sample_interval_ns": 50 * MS}});
     let mut sim = Simulation::from_json(&cfg.to_string()).unwrap();
     for ms in (10..=6_000).step_by(10) {
-        sim.run_until(SimTime(ms * MS));
+        sim.run_until(SimTime(ms * MS)).expect("the run finishes");
         assert!(sim.cwnds()[0] < 1_000, "cwnd {} at {ms} ms", sim.cwnds()[0]);
         check_invariants(&sim, SimTime(ms * MS)).unwrap();
     }

@@ -29,7 +29,7 @@ fn config(seed: u64, jitter_ns: u64) -> String {
 /// Per flow, the first sample time (ms) at which it has data in flight: its start, to the 1 ms sample.
 fn starts_ms(seed: u64, jitter_ns: u64) -> Vec<u64> {
     let mut sim = Simulation::from_json(&config(seed, jitter_ns)).unwrap();
-    sim.run();
+    sim.run().expect("the run finishes");
     let s = sim.flow_series();
     (0..2u32)
         .map(|flow| {

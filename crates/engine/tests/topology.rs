@@ -26,7 +26,7 @@ fn link(name: &str, from: &str, to: &str, rate_bps: u64, delay_ns: u64, queue: O
 
 fn summary(cfg: &Value) -> Value {
     let mut sim = Simulation::from_json(&cfg.to_string()).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
+    sim.run().expect("the run finishes");
     json!({"summary": sim.summary(), "cwnd": sim.flow_series().cwnd, "queue": sim.queue_series().queue_packets})
 }
 

@@ -24,7 +24,7 @@ fn idle_link(flow: Value, duration_ns: u64, measure_from_ns: u64) -> Value {
 
 fn run(cfg: &Value) -> Value {
     let mut sim = Simulation::from_json(&cfg.to_string()).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
+    sim.run().expect("the run finishes");
     serde_json::to_value(sim.summary()).unwrap()["flows"][0].clone()
 }
 
@@ -123,7 +123,7 @@ fn drawn_group(seed: u64) -> Value {
 
 fn lives(seed: u64) -> Vec<(f64, f64)> {
     let mut sim = Simulation::from_json(&drawn_group(seed).to_string()).unwrap();
-    sim.run();
+    sim.run().expect("the run finishes");
     let s = serde_json::to_value(sim.summary()).unwrap();
     s["flows"].as_array().unwrap().iter().map(|f| (f["start_s"].as_f64().unwrap(), f["end_s"].as_f64().unwrap())).collect()
 }

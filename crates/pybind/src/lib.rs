@@ -34,10 +34,18 @@ impl Simulation {
         built.map(|inner| Simulation { inner }).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
-    /// Advance to min(t_ns, duration) without holding the GIL.
+    /// Advance to min(t_ns, duration) without holding the GIL. A run the engine refuses to go on with
+    /// (`RunError`, e.g. more events than the queue can number) is a RuntimeError with the engine's message.
     fn run_until(&mut self, py: Python<'_>, t_ns: u64) -> PyResult<()> {
         let inner = &mut self.inner;
-        py.allow_threads(|| guard("the simulation", || inner.run_until(cclab_engine::time::SimTime(t_ns))))
+        py.allow_threads(|| guard("the simulation", || inner.run_until(cclab_engine::time::SimTime(t_ns))))?
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
+    /// Number the next event as if `seq` had been scheduled: lets tests reach the event queue's limit
+    /// (tests/test_engine_interface.py). Not part of the interface.
+    fn _skip_event_sequence_for_tests(&mut self, seq: u64) {
+        self.inner.skip_event_sequence_to(seq);
     }
 
     #[getter]

@@ -21,7 +21,10 @@ fn main() {
         std::process::exit(2);
     });
     let started = Instant::now();
-    sim.run();
+    if let Err(e) = sim.run() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
     let wall = started.elapsed().as_secs_f64();
     let summary = sim.summary();
     eprintln!("wall {wall:.3} s, {} events, {:.1} M events/s", summary.events, summary.events as f64 / wall / 1e6);

@@ -566,20 +566,9 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Direction, Ecn, Payload};
+    use crate::net::packet::test_packets::data_packet;
+    use crate::net::packet::Payload;
     use crate::net::queue::DropTail;
-
-    fn pkt(seq: u64) -> Packet {
-        Packet {
-            flow: 0,
-            dir: Direction::Forward,
-            hop: 0,
-            size: 1500,
-            sent_at: SimTime(0),
-            ecn: Ecn::NotEct,
-            payload: Payload::Data { seq, retransmission: false, cwr: false },
-        }
-    }
 
     /// DropTail both ways: as start times (`Fifo`) and as a scheduled queue.
     fn droptails(limit: usize) -> [Buffer; 2] {
@@ -616,10 +605,6 @@ mod tests {
         arrivals
     }
 
-    fn sized(seq: u64, size: u32) -> Packet {
-        Packet { size, ..pkt(seq) }
-    }
-
     /// Offer packets at the given instants (ns, non-decreasing), firing what is due before each as the
     /// simulation would; then run to the end. Returns the arrivals as (time, seq) and the dropped seqs.
     fn feed(link: &mut Link, offered: &[(u64, Packet)]) -> (Vec<(u64, u64)>, Vec<u64>) {
@@ -644,7 +629,7 @@ mod tests {
             let mut events = EventQueue::new();
             let mut l = link(buffer, 10);
             for s in 0..3 {
-                assert!(l.enqueue(SimTime(0), pkt(s), &mut events).is_none());
+                assert!(l.enqueue(SimTime(0), data_packet(s, 1500), &mut events).is_none());
             }
             assert_eq!(drain(&mut l, &mut events), vec![(11 * MS, 0), (12 * MS, 1), (13 * MS, 2)]);
         }
@@ -656,17 +641,17 @@ mod tests {
         for buffer in droptails(2) {
             let mut events = EventQueue::new();
             let mut l = link(buffer, 0);
-            assert!(l.enqueue(SimTime(0), pkt(0), &mut events).is_none());
-            assert!(l.enqueue(SimTime(0), pkt(1), &mut events).is_none());
-            assert!(l.enqueue(SimTime(0), pkt(2), &mut events).is_some());
+            assert!(l.enqueue(SimTime(0), data_packet(0, 1500), &mut events).is_none());
+            assert!(l.enqueue(SimTime(0), data_packet(1, 1500), &mut events).is_none());
+            assert!(l.enqueue(SimTime(0), data_packet(2, 1500), &mut events).is_some());
             // At exactly 1 ms the first leaves and the second starts, but ns-2 handles an arrival at that
             // instant first: the second still waits, 1 + 1 >= 2, dropped. (The scheduled queue gets the
             // same order: its transmitter event at 1 ms fires after the arrival.)
             let mut arrived = advance(&mut l, &mut events, MS - 1);
-            assert!(l.enqueue(SimTime(MS), pkt(3), &mut events).is_some());
+            assert!(l.enqueue(SimTime(MS), data_packet(3, 1500), &mut events).is_some());
             // 1 ns later the second is on the wire (1-2 ms): room for one more, sent 2-3 ms.
             arrived.extend(advance(&mut l, &mut events, MS));
-            assert!(l.enqueue(SimTime(MS + 1), pkt(4), &mut events).is_none());
+            assert!(l.enqueue(SimTime(MS + 1), data_packet(4, 1500), &mut events).is_none());
             arrived.extend(drain(&mut l, &mut events));
             assert_eq!(arrived, vec![(MS, 0), (2 * MS, 1), (3 * MS, 4)]);
             assert_eq!(l.counters(SimTime(10 * MS)).drops, 2);
@@ -680,8 +665,8 @@ mod tests {
         for buffer in droptails(5) {
             let mut events = EventQueue::new();
             let mut l = link(buffer, 0);
-            l.enqueue(SimTime(0), pkt(0), &mut events);
-            l.enqueue(SimTime(0), pkt(1), &mut events);
+            l.enqueue(SimTime(0), data_packet(0, 1500), &mut events);
+            l.enqueue(SimTime(0), data_packet(1, 1500), &mut events);
             assert_eq!(l.counters(SimTime(MS / 2)).queue_area, 500_000);
             assert_eq!(l.queue_packets(SimTime(MS / 2)), 1);
             drain(&mut l, &mut events);
@@ -702,7 +687,7 @@ mod tests {
         let mut events = EventQueue::new();
         let mut l = link(Buffer::Fifo(FifoBuffer::new(10, None)), 0);
         for seq in 0..4 {
-            l.enqueue(SimTime(0), pkt(seq), &mut events);
+            l.enqueue(SimTime(0), data_packet(seq, 1500), &mut events);
         }
         let at = |l: &Link, t: u64| (l.queue_packets(SimTime(t)), l.queue_bytes(SimTime(t)), l.counters(SimTime(t)).queue_area);
         assert_eq!(at(&l, MS / 2), (3, 4500, 1_500_000));
@@ -742,7 +727,7 @@ mod tests {
                         _ => unreachable!(),
                     }
                 }
-                if l.enqueue(SimTime(at), pkt(seq), &mut events).is_some() {
+                if l.enqueue(SimTime(at), data_packet(seq, 1500), &mut events).is_some() {
                     dropped.push(seq);
                 }
             }
@@ -762,9 +747,9 @@ mod tests {
         // transmissions 0-1, 1-2, 5-6 ms; with 10 ms delay, arrivals 11, 12, 16 ms.
         let mut events = EventQueue::new();
         let mut l = link(Buffer::Unbounded, 10);
-        l.enqueue(SimTime(0), pkt(0), &mut events);
-        l.enqueue(SimTime(0), pkt(1), &mut events);
-        l.enqueue(SimTime(5 * MS), pkt(2), &mut events);
+        l.enqueue(SimTime(0), data_packet(0, 1500), &mut events);
+        l.enqueue(SimTime(0), data_packet(1, 1500), &mut events);
+        l.enqueue(SimTime(5 * MS), data_packet(2, 1500), &mut events);
         assert_eq!(drain(&mut l, &mut events), vec![(11 * MS, 0), (12 * MS, 1), (16 * MS, 2)]);
     }
 
@@ -772,8 +757,8 @@ mod tests {
     fn hand_off_link_gives_packets_with_their_arrival_time() {
         let mut events = EventQueue::new();
         let mut l = link(Buffer::Fifo(FifoBuffer::new(5, None)), 10).handing_off();
-        l.enqueue(SimTime(0), pkt(0), &mut events);
-        l.enqueue(SimTime(0), pkt(1), &mut events);
+        l.enqueue(SimTime(0), data_packet(0, 1500), &mut events);
+        l.enqueue(SimTime(0), data_packet(1, 1500), &mut events);
         let mut out = vec![];
         l.take_handed_off(&mut out);
         assert_eq!(out.iter().map(|(t, _)| t.0).collect::<Vec<_>>(), vec![11 * MS, 12 * MS]);
@@ -788,7 +773,7 @@ mod tests {
         let mut t = 0;
         for s in 0..10_000 {
             t += 1_000;
-            l.enqueue(SimTime(t), pkt(s), &mut events);
+            l.enqueue(SimTime(t), data_packet(s, 1500), &mut events);
         }
         let arrived = drain(&mut l, &mut events).len();
         // 8000 expected, binomial sd = 40.
@@ -807,7 +792,7 @@ mod tests {
         // so they arrive at 12, 12, 15, 17, 17, 20 ms (two loops: six packets) and 22, 22, 25, 27 ms.
         for buffer in droptails(100) {
             let mut l = link(buffer, 10).with_capacity(trace("2\n2\n5"));
-            let offered: Vec<(u64, Packet)> = (0..10).map(|s| (0, pkt(s))).collect();
+            let offered: Vec<(u64, Packet)> = (0..10).map(|s| (0, data_packet(s, 1500))).collect();
             let (arrived, dropped) = feed(&mut l, &offered);
             assert!(dropped.is_empty());
             let times: Vec<u64> = arrived.iter().map(|&(t, _)| t / MS).collect();
@@ -826,7 +811,7 @@ mod tests {
         // one at 12 ms exactly leaves at 12 ms.
         for buffer in droptails(100) {
             let mut l = link(buffer, 0).with_capacity(trace("1"));
-            let offered = [(MS / 2, pkt(0)), (9 * MS + 3 * MS / 10, pkt(1)), (12 * MS, pkt(2))];
+            let offered = [(MS / 2, data_packet(0, 1500)), (9 * MS + 3 * MS / 10, data_packet(1, 1500)), (12 * MS, data_packet(2, 1500))];
             let (arrived, _) = feed(&mut l, &offered);
             assert_eq!(arrived, vec![(MS, 0), (10 * MS, 1), (12 * MS, 2)]);
         }
@@ -838,7 +823,7 @@ mod tests {
         // carries 37 of them (11840 bits); the 38th takes the last 160 bits and 160 more at 2 ms.
         for buffer in droptails(100) {
             let mut l = link(buffer, 0).with_capacity(trace("1"));
-            let offered: Vec<(u64, Packet)> = (0..38).map(|s| (MS / 2, sized(s, 40))).collect();
+            let offered: Vec<(u64, Packet)> = (0..38).map(|s| (MS / 2, data_packet(s, 40))).collect();
             let (arrived, _) = feed(&mut l, &offered);
             assert_eq!(arrived.iter().filter(|&&(t, _)| t == MS).count(), 37);
             assert_eq!(arrived[37], (2 * MS, 37));
@@ -855,7 +840,7 @@ mod tests {
             .unwrap();
         for buffer in droptails(100) {
             let mut l = link(buffer, 0).with_capacity(Capacity::Schedule(schedule.clone()));
-            let offered: Vec<(u64, Packet)> = (0..4).map(|s| (0, pkt(s))).collect();
+            let offered: Vec<(u64, Packet)> = (0..4).map(|s| (0, data_packet(s, 1500))).collect();
             let (arrived, _) = feed(&mut l, &offered);
             assert_eq!(arrived, vec![(1_000_000, 0), (2_000_000, 1), (3_500_000, 2), (5_500_000, 3)]);
             assert_eq!(l.capacity_bits_between(SimTime::ZERO, SimTime(4 * MS)), 39_000);
@@ -872,7 +857,7 @@ mod tests {
             .unwrap();
         for buffer in droptails(100) {
             let mut l = link(buffer, 0).with_delay_model(Delay::Schedule(schedule.clone()));
-            let offered: Vec<(u64, Packet)> = (0..10).map(|s| (0, pkt(s))).collect();
+            let offered: Vec<(u64, Packet)> = (0..10).map(|s| (0, data_packet(s, 1500))).collect();
             let (arrived, _) = feed(&mut l, &offered);
             let expected: Vec<(u64, u64)> = (0..10).map(|s| ((101 + s.min(3)) * MS, s)).collect();
             assert_eq!(arrived, expected);
@@ -896,7 +881,7 @@ mod tests {
     #[test]
     fn a_bernoulli_loss_model_drops_what_packet_errors_drop() {
         // Same probability and random stream: the same packets are lost, one draw per transmitted packet.
-        let offered: Vec<(u64, Packet)> = (0..2_000).map(|s| (s * MS, pkt(s))).collect();
+        let offered: Vec<(u64, Packet)> = (0..2_000).map(|s| (s * MS, data_packet(s, 1500))).collect();
         let mut errors = link(Buffer::Fifo(FifoBuffer::new(10, None)), 1).with_packet_errors(0.2, SimRng::new(3, 0));
         let mut model = link(Buffer::Fifo(FifoBuffer::new(10, None)), 1).with_loss(LossModel::Bernoulli(0.2), SimRng::new(3, 0));
         let a = feed(&mut errors, &offered);
@@ -916,7 +901,7 @@ mod tests {
         for buffer in droptails(1_000) {
             let arq = Arq::new(LossModel::Bernoulli(0.3), SimRng::new(8, 1), SimDuration::from_millis(40), 3).unwrap();
             let mut l = link(buffer, 5).with_arq(arq);
-            let offered: Vec<(u64, Packet)> = (0..5_000).map(|s| (s * MS, pkt(s))).collect();
+            let offered: Vec<(u64, Packet)> = (0..5_000).map(|s| (s * MS, data_packet(s, 1500))).collect();
             let (arrived, dropped) = feed(&mut l, &offered);
             assert!(dropped.is_empty());
             assert!(arrived.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 < w[1].1));
@@ -937,7 +922,7 @@ mod tests {
         // and 1.008-2.008 ms, and arrive 10 ms later.
         for buffer in droptails(100) {
             let mut l = link(buffer, 10).with_processing_delay(SimDuration::from_micros(8), SimDuration::ZERO, SimRng::new(1, 1));
-            let offered = [(0, pkt(0)), (0, pkt(1))];
+            let offered = [(0, data_packet(0, 1500)), (0, data_packet(1, 1500))];
             let (arrived, _) = feed(&mut l, &offered);
             assert_eq!(arrived, vec![(11_008_000, 0), (12_008_000, 1)]);
         }
@@ -960,7 +945,7 @@ mod tests {
                 assert!(l.on_ingress(t, &mut events).is_none());
                 l.take_handed_off(&mut handed);
             }
-            l.enqueue(SimTime(at), pkt(s), &mut events);
+            l.enqueue(SimTime(at), data_packet(s, 1500), &mut events);
         }
         while let Some((t, _)) = events.pop() {
             l.on_ingress(t, &mut events);
@@ -970,7 +955,7 @@ mod tests {
         assert_eq!(l.packets_held(), 0);
         for (i, w) in handed.windows(2).enumerate() {
             assert!(w[0].0 <= w[1].0, "arrival times decrease at {i}");
-            assert_eq!(w[1].1.payload, pkt(i as u64 + 1).payload);
+            assert_eq!(w[1].1.payload, data_packet(i as u64 + 1, 1500).payload);
         }
     }
 
@@ -1012,8 +997,8 @@ mod tests {
         // (early), the 13th overflows. In all 4 early drops + 1 overflow = 5 drops.
         let queue = EveryThirdEarly { inner: DropTail::new(2, None), offered: 0, early: 0 };
         let mut l = link(Buffer::Scheduled(Box::new(queue)), 0);
-        let mut offered: Vec<(u64, Packet)> = (0..9).map(|s| (2 * s * MS, pkt(s))).collect();
-        offered.extend((9..13).map(|s| (100 * MS, pkt(s))));
+        let mut offered: Vec<(u64, Packet)> = (0..9).map(|s| (2 * s * MS, data_packet(s, 1500))).collect();
+        offered.extend((9..13).map(|s| (100 * MS, data_packet(s, 1500))));
         let (arrived, dropped) = feed(&mut l, &offered);
         assert_eq!(dropped, vec![2, 5, 8, 11, 12]);
         assert_eq!(arrived.len(), 8);
@@ -1025,7 +1010,7 @@ mod tests {
     fn fifo_counts_its_drops_as_overflow() {
         for buffer in droptails(2) {
             let mut l = link(buffer, 0);
-            let offered: Vec<(u64, Packet)> = (0..5).map(|s| (0, pkt(s))).collect();
+            let offered: Vec<(u64, Packet)> = (0..5).map(|s| (0, data_packet(s, 1500))).collect();
             let (_, dropped) = feed(&mut l, &offered);
             assert_eq!(dropped, vec![2, 3, 4]);
             let c = l.counters(SimTime::MAX);

@@ -112,6 +112,36 @@ impl SeqRange {
     }
 }
 
+/// The packets the link, queue and processing tests feed, built in one place so that a new `Packet` field
+/// is added here only.
+#[cfg(test)]
+pub mod test_packets {
+    use super::{Direction, Ecn, Packet, Payload};
+    use crate::time::SimTime;
+
+    /// First transmission of data segment `seq` of flow 0, forward, `size` bytes on the wire, sent at 0, not
+    /// ECN-capable. Vary the rest with struct update: `Packet { ecn: Ecn::Ect, ..data_packet(1, 1500) }`.
+    pub fn data_packet(seq: u64, size: u32) -> Packet {
+        Packet {
+            flow: 0,
+            dir: Direction::Forward,
+            hop: 0,
+            size,
+            sent_at: SimTime(0),
+            ecn: Ecn::NotEct,
+            payload: Payload::Data { seq, retransmission: false, cwr: false },
+        }
+    }
+
+    /// The segment number of a data packet (a test that meets an ACK here has gone wrong).
+    pub fn seq_of(pkt: &Packet) -> u64 {
+        match pkt.payload {
+            Payload::Data { seq, .. } => seq,
+            Payload::Ack { .. } => panic!("expected a data packet, got {pkt:?}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

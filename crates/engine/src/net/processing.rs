@@ -74,32 +74,13 @@ impl ProcessingDelay {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Direction, Ecn, Payload};
-
-    fn pkt(seq: u64) -> Packet {
-        Packet {
-            flow: 0,
-            dir: Direction::Forward,
-            hop: 0,
-            size: 1500,
-            sent_at: SimTime(0),
-            ecn: Ecn::NotEct,
-            payload: Payload::Data { seq, retransmission: false, cwr: false },
-        }
-    }
-
-    fn seq(p: &Packet) -> u64 {
-        match p.payload {
-            Payload::Data { seq, .. } => seq,
-            _ => unreachable!(),
-        }
-    }
+    use crate::net::packet::test_packets::{data_packet, seq_of};
 
     /// Release the held packets due up to `until` (ns), recording (time, seq).
     fn fire(stage: &mut ProcessingDelay, due: &mut Option<SimTime>, until: u64, out: &mut Vec<(u64, u64)>) {
         while let Some(t) = due.filter(|t| t.0 <= until) {
             let (p, next) = stage.release(t);
-            out.push((t.0, seq(&p)));
+            out.push((t.0, seq_of(&p)));
             *due = next;
         }
     }
@@ -110,7 +91,7 @@ mod tests {
         let mut out = vec![];
         for (i, &a) in arrivals.iter().enumerate() {
             fire(stage, &mut due, a.saturating_sub(1), &mut out);
-            if let Some(r) = stage.admit(SimTime(a), pkt(i as u64)) {
+            if let Some(r) = stage.admit(SimTime(a), data_packet(i as u64, 1500)) {
                 assert!(due.is_none());
                 due = Some(r);
             }

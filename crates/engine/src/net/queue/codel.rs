@@ -282,20 +282,15 @@ impl Queue for Codel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Direction, Ecn, Payload};
+    use crate::net::packet::test_packets::{data_packet, seq_of};
+    use crate::net::packet::Ecn;
 
     const MS: u64 = 1_000_000;
 
     fn pkt(seq: u64, size: u32, ecn: Ecn) -> Packet {
-        Packet { flow: 0, dir: Direction::Forward, hop: 0, size, sent_at: SimTime(0), ecn, payload: Payload::Data { seq, retransmission: false, cwr: false } }
+        Packet { ecn, ..data_packet(seq, size) }
     }
 
-    fn seq(p: &Packet) -> u64 {
-        match p.payload {
-            Payload::Data { seq, .. } => seq,
-            Payload::Ack { .. } => unreachable!(),
-        }
-    }
 
     fn codel(ecn: bool) -> Codel {
         Codel::new(CodelParams::new(5 * MS, 100 * MS, 1500, ecn), QueueLimits { packets: 10_000, bytes: None })
@@ -350,7 +345,7 @@ mod tests {
         let mut q = codel(false);
         standing_queue(&mut q, 20, 119, Ecn::NotEct);
         q.enqueue(SimTime(120 * MS), pkt(120, 1500, Ecn::NotEct)).unwrap();
-        assert_eq!(q.dequeue(SimTime(120 * MS)).map(|p| seq(&p)), Some(101));
+        assert_eq!(q.dequeue(SimTime(120 * MS)).map(|p| seq_of(&p)), Some(101));
         assert_eq!(q.counters().early_drops, 1);
     }
 
@@ -385,7 +380,7 @@ mod tests {
         for k in 1..=40 {
             let t = SimTime(k * 50 * MS);
             q.enqueue(t, pkt(k, 1500, Ecn::NotEct)).unwrap();
-            assert_eq!(q.dequeue(t).map(|p| seq(&p)), Some(k - 1));
+            assert_eq!(q.dequeue(t).map(|p| seq_of(&p)), Some(k - 1));
         }
         assert_eq!(q.counters().early_drops, 0);
         // One byte more behind the head (a 1-byte packet added) and the rule no longer holds: the next

@@ -79,30 +79,18 @@ impl Queue for DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Direction, Ecn, Payload};
-
-    fn pkt(seq: u64, size: u32) -> Packet {
-        Packet {
-            flow: 0,
-            dir: Direction::Forward,
-            hop: 0,
-            size,
-            sent_at: SimTime(0),
-            ecn: Ecn::NotEct,
-            payload: Payload::Data { seq, retransmission: false, cwr: false },
-        }
-    }
+    use crate::net::packet::test_packets::data_packet;
 
     #[test]
     fn drops_when_full_in_packets_and_keeps_fifo_order() {
         // Limit 3 with a packet on the wire: two may wait.
         let mut q = DropTail::new(3, None);
-        assert!(q.enqueue(SimTime(0), pkt(1, 1500)).is_ok());
-        assert!(q.enqueue(SimTime(0), pkt(2, 1500)).is_ok());
-        assert_eq!(q.enqueue(SimTime(0), pkt(3, 1500)), Err(pkt(3, 1500)));
+        assert!(q.enqueue(SimTime(0), data_packet(1, 1500)).is_ok());
+        assert!(q.enqueue(SimTime(0), data_packet(2, 1500)).is_ok());
+        assert_eq!(q.enqueue(SimTime(0), data_packet(3, 1500)), Err(data_packet(3, 1500)));
         assert_eq!(q.len_bytes(), 3000);
-        assert_eq!(q.dequeue(SimTime(0)), Some(pkt(1, 1500)));
-        assert_eq!(q.dequeue(SimTime(0)), Some(pkt(2, 1500)));
+        assert_eq!(q.dequeue(SimTime(0)), Some(data_packet(1, 1500)));
+        assert_eq!(q.dequeue(SimTime(0)), Some(data_packet(2, 1500)));
         assert_eq!(q.dequeue(SimTime(0)), None);
         assert_eq!(q.len_bytes(), 0);
     }
@@ -110,8 +98,8 @@ mod tests {
     #[test]
     fn byte_limit_applies_too() {
         let mut q = DropTail::new(100, Some(3000));
-        assert!(q.enqueue(SimTime(0), pkt(1, 1500)).is_ok());
-        assert!(q.enqueue(SimTime(0), pkt(2, 1500)).is_ok());
-        assert!(q.enqueue(SimTime(0), pkt(3, 40)).is_err());
+        assert!(q.enqueue(SimTime(0), data_packet(1, 1500)).is_ok());
+        assert!(q.enqueue(SimTime(0), data_packet(2, 1500)).is_ok());
+        assert!(q.enqueue(SimTime(0), data_packet(3, 40)).is_err());
     }
 }

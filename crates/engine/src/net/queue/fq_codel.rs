@@ -299,19 +299,16 @@ impl Queue for FqCodel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Ecn, Payload};
+    use crate::net::packet::test_packets::{data_packet, seq_of};
 
     const MS: u64 = 1_000_000;
 
     fn pkt(flow: u32, seq: u64, size: u32) -> Packet {
-        Packet { flow, dir: Direction::Forward, hop: 0, size, sent_at: SimTime(0), ecn: Ecn::NotEct, payload: Payload::Data { seq, retransmission: false, cwr: false } }
+        Packet { flow, ..data_packet(seq, size) }
     }
 
     fn id(p: &Packet) -> (u32, u64) {
-        match p.payload {
-            Payload::Data { seq, .. } => (p.flow, seq),
-            Payload::Ack { .. } => unreachable!(),
-        }
+        (p.flow, seq_of(p))
     }
 
     /// CoDel at 5 ms / 100 ms, maxpacket and quantum 1500 bytes, 1024 queues, single drops.

@@ -293,12 +293,13 @@ impl Queue for Pie {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Direction, Ecn, Payload};
+    use crate::net::packet::test_packets::data_packet;
+    use crate::net::packet::Ecn;
 
     const MS: u64 = 1_000_000;
 
     fn pkt(seq: u64, ecn: Ecn) -> Packet {
-        Packet { flow: 0, dir: Direction::Forward, hop: 0, size: 1500, sent_at: SimTime(0), ecn, payload: Payload::Data { seq, retransmission: false, cwr: false } }
+        Packet { ecn, ..data_packet(seq, 1500) }
     }
 
     fn pie(cfg: PieConfig) -> Pie {

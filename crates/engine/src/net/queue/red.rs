@@ -516,20 +516,12 @@ impl Queue for Red {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Direction, Payload};
+    use crate::net::packet::test_packets::data_packet;
 
     const MS: u64 = 1_000_000;
 
     fn pkt(seq: u64, size: u32, ecn: Ecn) -> Packet {
-        Packet {
-            flow: 0,
-            dir: Direction::Forward,
-            hop: 0,
-            size,
-            sent_at: SimTime(0),
-            ecn,
-            payload: Payload::Data { seq, retransmission: false, cwr: false },
-        }
+        Packet { ecn, ..data_packet(seq, size) }
     }
 
     fn link(rate_bps: u64, delay_ns: u64) -> LinkInfo {

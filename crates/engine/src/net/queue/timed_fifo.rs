@@ -45,20 +45,16 @@ impl TimedFifo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Direction, Ecn, Payload};
-
-    fn pkt(seq: u64, size: u32) -> Packet {
-        Packet { flow: 0, dir: Direction::Forward, hop: 0, size, sent_at: SimTime(0), ecn: Ecn::NotEct, payload: Payload::Data { seq, retransmission: false, cwr: false } }
-    }
+    use crate::net::packet::test_packets::data_packet;
 
     #[test]
     fn keeps_each_packet_with_its_enqueue_time_in_order() {
         let mut q = TimedFifo::new();
-        q.push(SimTime(5), pkt(1, 1500));
-        q.push(SimTime(9), pkt(2, 40));
+        q.push(SimTime(5), data_packet(1, 1500));
+        q.push(SimTime(9), data_packet(2, 40));
         assert_eq!((q.len(), q.bytes()), (2, 1540));
-        assert_eq!(q.pop(), Some((pkt(1, 1500), SimTime(5))));
-        assert_eq!(q.pop(), Some((pkt(2, 40), SimTime(9))));
+        assert_eq!(q.pop(), Some((data_packet(1, 1500), SimTime(5))));
+        assert_eq!(q.pop(), Some((data_packet(2, 40), SimTime(9))));
         assert_eq!(q.pop(), None);
         assert_eq!(q.bytes(), 0);
     }

@@ -1,0 +1,49 @@
+"""The cross-check caches' provenance (benchmarks/provenance.py): a row made by another engine or another
+version of an ns-2 script is stale, left out unless asked for, and a report says what made its rows."""
+
+import sys
+
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import crosscheck  # noqa: E402
+import provenance  # noqa: E402
+from provenance import ENGINE, NS2_SCRIPT, describe, ns2_script_hash  # noqa: E402
+
+
+def test_the_script_hash_covers_the_script_and_common_tcl(tmp_path, monkeypatch):
+    script, common = tmp_path / "dumbbell.tcl", tmp_path / "common.tcl"
+    script.write_text("source common.tcl\n")
+    common.write_text("proc usage {} {}\n")
+    monkeypatch.setattr(provenance, "COMMON_TCL", common)
+    first = ns2_script_hash(script)
+    assert first.startswith("dumbbell.tcl@") and len(first) == len("dumbbell.tcl@") + 12
+    common.write_text("proc usage {msg} {}\n")
+    second = ns2_script_hash(script)
+    script.write_text("source common.tcl\n# a comment\n")
+    assert len({first, second, ns2_script_hash(script)}) == 3
+
+
+def test_every_script_in_the_repository_has_a_hash():
+    for name in ("dumbbell.tcl", "aqm.tcl", "parkinglot.tcl", "traffic.tcl"):
+        assert ns2_script_hash(REPO / "benchmarks" / "ns2" / name).startswith(f"{name}@")
+
+
+def test_stale_rows_are_left_out_unless_asked_for(tmp_path):
+    path = tmp_path / "cache.csv"
+    rows = [{"key": "s/reno", "flow": "0", "status": "ok", ENGINE: "aaaa"},
+            {"key": "s/cubic", "flow": "0", "status": "ok", ENGINE: "bbbb"},
+            {"key": "s/bic", "flow": "0", "status": "error 1", ENGINE: "aaaa"}]
+    crosscheck.append_cache(path, rows)
+    assert list(crosscheck.read_cache(path, ENGINE, "aaaa")) == ["s/reno"]
+    assert sorted(crosscheck.read_cache(path, ENGINE, "aaaa", allow_stale=True)) == ["s/cubic", "s/reno"]
+    assert list(crosscheck.read_cache(path, ENGINE, "cccc")) == []
+
+
+def test_a_report_names_what_made_its_rows():
+    rows = [{ENGINE: "aaaa"}, {ENGINE: "aaaa"}, {ENGINE: ""}]
+    assert describe(rows[:2], ENGINE, "aaaa") == "engine aaaa (current)"
+    assert describe(rows, ENGINE, "bbbb") == ("engine aaaa (2 rows), unrecorded (1 rows); "
+                                               "STALE: the current engine is bbbb")
+    assert describe([], NS2_SCRIPT, "x.tcl@1") == "no rows (ns-2 script now x.tcl@1)"
