@@ -67,7 +67,7 @@ def execute_run(task: dict) -> dict:
         timeseries = parquet_bytes(series_table(identity, series.get("flows") or {}))
         queue = parquet_bytes(series_table(identity, series.get("queue") or {}))
         loss_events = (parquet_bytes(series_table(identity, simulation.loss_events()))
-                       if hasattr(simulation, "loss_events") else None)
+                       if config["run"].get("record_loss_events") else None)
     except CclabError as exc:  # e.g. ScenarioError: a parameter only the engine knows it rejects
         return {"status": "failed", "error_type": type(exc).__name__, "error": str(exc)}
     except Exception as exc:  # a bug: recorded with its traceback, and the sweep carries on

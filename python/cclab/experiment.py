@@ -449,6 +449,9 @@ def plan_experiment(experiment: Experiment, quick: bool = False) -> Plan:
     plan = Plan(experiment, quick, rows, cells, replications, time_scale)
     base = experiment.base_scenario
     base_flows = len(base.get("flows", []))
+    # The synchronisation ratio needs every loss event's time, which the engine keeps only when asked (it
+    # grows with simulated time): the experiments that measure it ask, the others do not.
+    records = ["run.record_loss_events=true"] if any(m.of == "synchronisation" for m in experiment.metrics) else []
     for r in rows:
         row = spec.rows[r]
         ccs = row.cc if isinstance(row.cc, list) else [row.cc] * base_flows
@@ -459,7 +462,8 @@ def plan_experiment(experiment: Experiment, quick: bool = False) -> Plan:
             raw = copy.deepcopy(base)
             for flow, cc in zip(raw["flows"], ccs):
                 flow["cc"] = copy.deepcopy(cc)
-            overrides = list(spec.set) + list(spec.cells[c].set) + (list(quick_spec.set) if quick else [])
+            overrides = (list(spec.set) + list(spec.cells[c].set) + (list(quick_spec.set) if quick else [])
+                         + records)
             scenario = load_scenario(raw, overrides)
             if time_scale != 1.0:
                 scenario = load_scenario(scenario, [

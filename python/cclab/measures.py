@@ -109,8 +109,7 @@ def synchronisation(summary: pd.DataFrame, cc: str | None, threshold: float | No
                                            threshold_flows)
 
     if loss_events is None:
-        raise MeasureError("the run's loss-event times are not stored (runs stored before they were kept "
-                           "must be computed again)")
+        raise MeasureError("the run's loss-event times are not stored: run it with run.record_loss_events = true")
     flows = summary[summary["kind"] != "group"] if "kind" in summary else summary
     if cc is not None:
         flows = flows[flows["cc"] == cc]
