@@ -128,7 +128,10 @@ class Simulation:
 
     def loss_events(self) -> dict:
         """Three loss events per flow (the summary's loss_events), at 1/4, 1/2 and 3/4 of the time run so far,
-        ordered by flow then time as the bindings give them."""
+        ordered by flow then time as the bindings give them; a ValueError, as there, unless the config's
+        run.record_loss_events asked for them."""
+        if not self.config["run"].get("record_loss_events"):
+            raise ValueError("run.record_loss_events: the run did not record its loss-event times (set it to true)")
         flows = range(len(self.config["flows"]))
         times = [self._now_ns * k // 4 for k in (1, 2, 3)]
         return {"flow": ints([f for f in flows for _ in times]), "time_ns": ints([t for _ in flows for t in times])}

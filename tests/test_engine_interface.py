@@ -56,7 +56,8 @@ def test_the_fake_has_the_same_functions_with_the_same_parameters():
     assert public(dir(fake.Simulation)) == public(dir(real.Simulation))
 
 
-def both(overrides=("run.duration=2s", "run.measure_from=0s", "run.sample_interval=100ms")):
+def both(overrides=("run.duration=2s", "run.measure_from=0s", "run.sample_interval=100ms",
+                    "run.record_loss_events=true")):
     """The example's config, run for 1 s on the real engine and on the fake."""
     config = load_scenario(EXAMPLE, list(overrides)).to_engine_config()
     out = []
@@ -98,6 +99,13 @@ def test_the_fake_returns_what_the_real_bindings_return():
         assert type(getattr(fake, name)()) is type(getattr(real, name)()) is str, name
     assert sorted(json.loads(fake.algorithms_json())[0]) == sorted(json.loads(real.algorithms_json())[0])
     assert sorted(json.loads(fake.queues_json())[0]) == sorted(json.loads(real.queues_json())[0])
+
+
+def test_loss_events_unrecorded_are_a_value_error_on_both():
+    # Without run.record_loss_events the engine keeps no times; both sides say which field to set.
+    for simulation in both(("run.duration=2s", "run.measure_from=0s")):
+        with pytest.raises(ValueError, match="run.record_loss_events"):
+            simulation.loss_events()
 
 
 def test_a_rejected_config_is_a_value_error_on_both():

@@ -323,3 +323,19 @@ def test_ratio_min_max_and_flows_of_one_algorithm():
         measure("delivered_bps", "sum", None, CONFIG, MIXED, series, cc="bic")
     with pytest.raises(MeasureError, match="needs two flows"):
         measure("delivered_bps", "ratio", None, CONFIG, MIXED, series, cc="newreno")
+
+
+def test_add_flows_appends_entries_the_rows_cc_covers():
+    # Seed 003 Fig. 3: the background's 5 entries plus one added (2 STCP flows at RTT 160 ms). The engine
+    # config lists 8 + 2 + 2 + 25 + 25 + 2 = 64 flows; the last two are the added entry's, with the row's
+    # 6th algorithm and 35 ms access delays (RTT 2 x (10 + 2 x 35) = 160 ms).
+    from cclab.experiment import list_experiments, load_experiment, plan_experiment
+
+    experiment = load_experiment(list_experiments()["seed003-figure3"])
+    assert len(experiment.base_scenario["flows"]) == 6
+    config = plan_experiment(experiment).runs[0].run.config
+    flows = config["flows"]
+    assert len(flows) == 64
+    assert [f["group"] for f in flows[-2:]] == ["high-speed-160ms"] * 2
+    assert all(f["cc"]["name"] == "scalable" and f["src_access_delay_ns"] == 35_000_000 for f in flows[-2:])
+    assert [f["group"] for f in flows[:8]] == ["high-speed"] * 8

@@ -29,3 +29,25 @@ def test_a_ratio_over_one_group():
 def test_utilisation_with_groups_is_the_links_own():
     # The web connections are not scenario flows; the engine's figure counts every packet forwarded.
     assert measure("utilisation", "sum", None, CONFIG, SUMMARY, lambda: None) == 0.97
+
+
+def test_share_sums_the_named_groups_rows():
+    summary = SUMMARY.assign(share_of_capacity=[None, None, None, 0.6, 0.25])
+    # high-speed 0.6 + web 0.25 = 0.85; one group alone is its own share.
+    assert measure("share", "sum", None, CONFIG, summary, lambda: None, group=["high-speed", "web"]) == pytest.approx(0.85)
+    assert measure("share", "sum", None, CONFIG, summary, lambda: None, group="web") == 0.25
+    with pytest.raises(MeasureError, match="no group 'small'"):
+        # 'small' has flows but no group row here: the share comes from group rows only.
+        measure("share", "sum", None, CONFIG, summary, lambda: None, group="small")
+
+
+def test_jain_every_interval_is_the_mean_of_the_intervals_indices():
+    # Two flows sampled at 0, 10, 20 s (cumulative packets delivered). Over [0, 10 s) they deliver 100 and
+    # 100 (index 1); over [10, 20 s) 300 and 100: (400)^2 / (2 x (90000 + 10000)) = 0.8. Mean 0.9.
+    config = {"run": {"measure_from_ns": 0, "duration_ns": 20 * 10**9}, "packet_size": 1500, "header_size": 40}
+    summary = pd.DataFrame({"flow": [0, 1], "cc": ["bic", "bic"], "delivered_bps": [1.0, 1.0]})
+    series = pd.DataFrame({"time_s": [0.0, 0.0, 10.0, 10.0, 20.0, 20.0], "flow": [0, 1] * 3,
+                           "delivered": [0, 0, 100, 100, 400, 200]})
+    assert measure("jain", "sum", None, config, summary, lambda: series, every_ns=10 * 10**9) == pytest.approx(0.9)
+    with pytest.raises(MeasureError, match="whole number of intervals"):
+        measure("jain", "sum", None, config, summary, lambda: series, every_ns=15 * 10**9)

@@ -23,7 +23,9 @@ EXPERIMENTS = ["seed000-table1", "seed000-figure9-10", "seed000-table2", "seed00
                "seed000-figure13", "seed001-figure1", "seed001-figure3", "seed001-figure4a", "seed001-figure4b",
                "seed001-figure5", "seed001-figure6", "seed001-figure7", "seed001-figure8-9", "seed001-figure10",
                "seed001-figure11", "seed001-figure12", "seed001-figure13", "seed001-figure14", "seed001-reverse-traffic", "seed003-response",
-               "seed003-figure2", "seed003-table2-3"]
+               "seed003-figure2", "seed003-table2-3", "seed003-figure3", "seed003-figure5", "seed003-utilisation",
+               "seed003-figure9", "seed003-figure10-11", "seed003-red",
+               "seed003-sensitivity"]
 
 
 def test_studies_are_package_data(monkeypatch):

@@ -192,18 +192,18 @@ def test_seed001_quick_reproduction_holds_its_quick_findings(tmp_path):
 
 
 def test_seed003_quick_response_and_rtt_fairness_hold_their_quick_findings(tmp_path):
-    """Seed 003 (BIC) in quick mode, the response-function experiment (one flow, random loss) and Tables 2-3 at
-    100 Mbit/s with the Section II background. Fig. 2 is left out: two of its quick findings fail in 60 s runs
-    (docs/reproductions/seed003.md)."""
+    """Seed 003 (BIC) in quick mode, the response-function experiment (one flow, random loss), Tables 2-3 at
+    100 Mbit/s with the Section II background, and Fig. 5's BIC modes (one run). Fig. 2 is left out: two of
+    its quick findings fail in 60 s runs (docs/reproductions/seed003.md)."""
     experiments = [load_experiment(path) for name, path in list_experiments().items()
-                   if name in ("seed003-response", "seed003-table2-3")]
+                   if name in ("seed003-response", "seed003-table2-3", "seed003-figure5")]
     result = reproduce(experiments, tmp_path / "store", LocalPool(2), quick=True)
     assert result.sweep_report.failed == 0
     for outcome in result.outcomes:
         assert not outcome.errors, outcome.errors
     quick_claims = [(o.experiment.id, c) for o in result.outcomes
                     for spec, c in zip(o.experiment.spec.claims, o.claims) if spec.quick]
-    assert len(quick_claims) == 4
+    assert len(quick_claims) == 6
     failing = [f"{experiment}: {claim.text}: {claim.detail}" for experiment, claim in quick_claims
                if claim.status != "holds"]
     assert not failing, "\n".join(failing)

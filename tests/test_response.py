@@ -81,3 +81,19 @@ def test_protocols_run_tcp_below_their_low_window():
     assert protocol_window("highspeed", 1e-2) == pytest.approx(12.247, abs=1e-3)
     assert protocol_window("bic", 1e-2) == pytest.approx(12.247, abs=1e-3)
     assert protocol_window("scalable", 1e-3) == pytest.approx(80.0, rel=1e-12)
+
+
+def test_cclab_response_without_simulation_draws_and_tabulates(tmp_path):
+    # The formulas alone: four figures, and the page with BIC's crossing of TCP at window 14.3 (the paper's
+    # 14; tested above) and Section IV's exponent 5.56 for HSTCP (1 / (1 - 0.82)).
+    from cclab.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["response", "--no-simulation", "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out")])
+    assert done.value.code == 0
+    for figure in ("response-fig4", "response-fig6", "response-fig7", "response-fig8"):
+        assert (tmp_path / "out" / f"{figure}.png").stat().st_size > 0
+    page = (tmp_path / "out" / "response.md").read_text()
+    assert "| BIC crosses TCP | 0.00736 | 14.3 |" in page
+    assert "| HSTCP (d = 0.82) | 0.820 | 5.56 | 447 |" in page
+    assert "not in the store" in page

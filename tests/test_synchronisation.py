@@ -82,3 +82,16 @@ def test_experiment_metric_measures_the_flows_of_one_algorithm():
                    loss_events=lambda: events) == 1.0
     with pytest.raises(MeasureError, match="not stored"):
         measure("synchronisation", "sum", None, config, summary, lambda: None, threshold=0.5)
+
+
+def test_only_experiments_measuring_synchronisation_record_loss_events():
+    # The engine keeps loss-event times only when asked (they grow with simulated time): Fig. 2 measures the
+    # ratio and asks in every run; Tables 2-3 do not, and their configs do not even name the switch, so
+    # runs stored before it existed keep their keys.
+    from cclab.experiment import list_experiments, load_experiment, plan_experiment
+
+    experiments = list_experiments()
+    figure2 = plan_experiment(load_experiment(experiments["seed003-figure2"]), quick=True)
+    assert figure2.runs and all(r.run.config["run"]["record_loss_events"] is True for r in figure2.runs)
+    tables = plan_experiment(load_experiment(experiments["seed003-table2-3"]), quick=True)
+    assert tables.runs and all("record_loss_events" not in r.run.config["run"] for r in tables.runs)

@@ -337,6 +337,64 @@ def report_command(studies: tuple[str, ...], quick: bool | None, store: Path | N
     console.print(f"index of all reports: {write_index(out)}", markup=False)
 
 
+@cli.command("response")
+@click.option("--quick", is_flag=True, help="Simulate the quick response experiment (p = 1e-2 to 1e-4, 60 s runs).")
+@click.option("--no-simulation", is_flag=True, help="Only the formulas: run nothing.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel runs (default: one per core).")
+@click.option("--store", type=click.Path(file_okay=False, path_type=Path),
+              help="Result store (default: $CCLAB_STORE, else a folder in your user data directory); runs "
+                   "already stored are reused, and Tables 2-3 are read from it when stored.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/response"),
+              show_default=True, help="Folder for response.md and the figures.")
+def response_command(quick: bool, no_simulation: bool, jobs: int | None, store: Path | None, out: Path) -> None:
+    """Seed 003's response functions and RTT unfairness (Sections IV-VI): the formulas' curves log-log
+    (Figs. 4, 6, 7, 8) with simulated points, the crossing points, and the RTT-unfairness exponents beside
+    Tables 2-3."""
+    from rich.table import Table
+
+    from . import response_report as rr
+    from .store import resolve_root
+
+    root = resolve_root(store)
+    simulated = None
+    if not no_simulation:
+        from .executors import make_executor
+        from .experiment import list_experiments, load_experiment
+        from .reproduce import reproduce
+
+        experiment = load_experiment(list_experiments()["seed003-response"])
+        show_bar = sys.stderr.isatty()
+        with _sweep_bar("seed003-response" + (" (quick)" if quick else "")) if show_bar else nullcontext() as progress:
+            result = reproduce([experiment], root, make_executor(None, jobs), quick=quick, progress=progress)
+        simulated = rr.simulated_points(result.outcomes[0])
+    out.mkdir(parents=True, exist_ok=True)
+    figures = rr.draw(out, simulated)
+    page = out / "response.md"
+    page.write_text(rr.markdown(figures, simulated, rr.measured_ratios(root)))
+    console = _stdout()
+    table = Table(title="crossing points (Section VI-B)", title_justify="left")
+    for column in ("", "p", "window", "paper"):
+        table.add_column(column, justify="left" if column in ("", "paper") else "right")
+    for c in rr.crossings():
+        table.add_row(c.what, f"{c.p:.3g}", f"{c.window:.1f}", c.paper)
+    console.print(table)
+    if simulated is not None:
+        table = Table(title="simulated against analytic mean window (packets)", title_justify="left")
+        for column in ("protocol", "p", "simulated", "analytic", "ratio"):
+            table.add_column(column, justify="left" if column == "protocol" else "right")
+        for name, p, window, model in rr.comparison_rows(simulated):
+            table.add_row(name, f"{p:g}", f"{window:,.1f}", f"{model:,.1f}", f"{window / model:.2f}")
+        console.print(table)
+    table = Table(title="RTT unfairness under synchronised loss (Section IV)", title_justify="left")
+    for column in ("protocol", "d", "exponent", "ratio 3", "ratio 6"):
+        table.add_column(column, justify="left" if column == "protocol" else "right")
+    for u in rr.unfairness():
+        table.add_row(f"{u.protocol} ({u.note})", f"{u.d:.3f}", f"{u.exponent:.3g}", f"{u.ratio(3):.3g}",
+                      f"{u.ratio(6):.3g}")
+    console.print(table)
+    _stderr().print(f"response functions: {len(figures)} figures and the tables with Tables 2-3 in {page}", markup=False)
+
+
 # --- sweeps and the result store ---------------------------------------------------------------------
 
 EXIT_RUNS_FAILED = 1  # the sweep ran, but some of its runs are recorded as failed

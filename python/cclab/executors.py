@@ -67,7 +67,7 @@ def execute_run(task: dict) -> dict:
         timeseries = parquet_bytes(series_table(identity, series.get("flows") or {}))
         queue = parquet_bytes(series_table(identity, series.get("queue") or {}))
         loss_events = (parquet_bytes(series_table(identity, simulation.loss_events()))
-                       if hasattr(simulation, "loss_events") else None)
+                       if config["run"].get("record_loss_events") else None)
         # Per-connection records exist only for sources with records = true; a run without any stores no
         # file, so the connections view holds only runs that asked for them.
         records = simulation.connection_records() if hasattr(simulation, "connection_records") else {}

@@ -82,7 +82,7 @@ class MetricSpec(_Spec):
     name: str
     label: Optional[str] = None
     of: Literal["delivered_bps", "goodput_bps", "utilisation", "jain", "queue", "state",
-                "synchronisation"] = "delivered_bps"
+                "synchronisation", "share", "bic_phase"] = "delivered_bps"
     # How flows combine: "sum", "mean", "min", "max", "spread" (max - min), "ratio" (flow 0 / flow 1), or
     # one flow by index.
     flows: Union[Literal["sum", "mean", "min", "max", "spread", "ratio"], int] = "sum"
@@ -90,13 +90,29 @@ class MetricSpec(_Spec):
     unit: str = "kbit/s"
     column: Optional[str] = None                         # state: a column of the flow time series (cc_dwnd)
     cc: Optional[str] = None                             # only the flows running this algorithm
-    group: Optional[str] = None                          # only the flows of this [[flows]] group
+    # only the flows of this [[flows]] group; for `share`, the groups (flows or [[traffic]]) summed
+    group: Optional[Union[str, list[str]]] = None
     # synchronisation: the share of the measured flows that must lose in one measurement interval (seed 003
     # Section III: 0.25 and 0.5 of the high-speed flows)
     threshold: Optional[float] = None
+    # jain: the mean of the indices over consecutive intervals of this length inside the window (seed 003,
+    # Figs. 10-11: every 50 s), instead of one index over the whole window
+    every: Optional[str] = None
+    # bic_phase: the share of the flows' window samples in this mode of BIC (cclab.analysis.bic_phases)
+    phase: Optional[str] = None
 
     @model_validator(mode="after")
     def _check(self) -> "MetricSpec":
+        if isinstance(self.group, list) and self.of != "share":
+            raise ValueError("only a 'share' metric sums several groups; give one group")
+        if self.of == "share" and self.group is None:
+            raise ValueError("a 'share' metric needs group: the group(s) whose share of capacity is summed")
+        if self.every is not None and self.of != "jain":
+            raise ValueError("only a 'jain' metric is averaged over intervals (every)")
+        if self.every is not None and parse_duration(self.every) <= 0:
+            raise ValueError(f"every = {self.every!r} must be a positive duration")
+        if (self.of == "bic_phase") != (self.phase is not None):
+            raise ValueError("a 'bic_phase' metric needs a phase (tcp, additive, binary, probing), and only it takes one")
         if (self.of == "synchronisation") != (self.threshold is not None):
             raise ValueError("a 'synchronisation' metric needs a threshold (a share of the flows, 0 < t <= 1), "
                              "and only it takes one")
@@ -139,8 +155,11 @@ class FigureSpec(_Spec):
     x: Optional[str] = None                  # lines over a grid: the axis along x (default: the first)
     panels: Optional[str] = None             # lines over a grid: a panel per value of this axis
     # timeseries: a flow-series column (cwnd, cc_dwnd, cc_base_rtt_s...), "throughput" (Mbit/s per flow
-    # between samples) or "queue" (the bottleneck's, packets)
+    # between samples), "queue" (the bottleneck's, packets), "fairness" (Jain's index of the flows drawn,
+    # every `every`) or "bic_phases" (cwnd coloured by BIC's mode, cclab.analysis.bic_phases)
     column: Optional[str] = None
+    group: Optional[Union[str, list[str]]] = None   # timeseries: only the flows of these [[flows]] groups
+    every: Optional[str] = None              # timeseries "fairness": the interval of each index
 
 
 CLAIM_TESTS = ("at_least", "at_most", "between", "above_row", "below_row", "above_metric", "trend")
@@ -198,6 +217,9 @@ class ExperimentSpec(_Spec):
     replications: int = Field(1, ge=1)
     seed: int = Field(1, ge=0)
     set: list[str] = Field(default_factory=list)   # overrides applied to every run
+    # [[add_flows]]: flow entries appended to the scenario's [[flows]] (a row's cc list covers them too), for a
+    # mix the base scenario does not have (seed 003 Fig. 3: 8 flows at 80 ms and 2 at 160 ms)
+    add_flows: list[dict[str, Any]] = Field(default_factory=list)
     axis: Optional[AxisSpec] = None
     axes: list[AxisSpec] = Field(default_factory=list)   # a grid: every combination, first axis outermost
     cells: list[CellSpec] = Field(default_factory=list)
@@ -219,7 +241,11 @@ class Experiment:
 
     @property
     def base_scenario(self) -> dict:
-        return read_toml(self.path.parent / self.spec.scenario)
+        """The scenario file, with the experiment's [[add_flows]] after its own [[flows]]."""
+        base = read_toml(self.path.parent / self.spec.scenario)
+        if self.spec.add_flows:
+            base["flows"] = list(base.get("flows", [])) + copy.deepcopy(self.spec.add_flows)
+        return base
 
     @property
     def cells(self) -> list[CellSpec]:
@@ -376,6 +402,9 @@ def load_experiment(path: str | Path) -> Experiment:
             raise _problem(path, f"figures.{i}", "a bars figure needs metrics")
         if (figure.kind == "timeseries") != (figure.column is not None):
             raise _problem(path, f"figures.{i}", "a timeseries figure needs a column, and only it takes one")
+        if (figure.column == "fairness") != (figure.every is not None):
+            raise _problem(path, f"figures.{i}", "a fairness timeseries needs every (the interval of each index), "
+                                                 "and only it takes one")
     for i, claim in enumerate(spec.claims):
         known(f"claims.{i}.along", [claim.along] if claim.along else [], labels)
         if claim.along is not None and claim.trend is None:
@@ -449,6 +478,9 @@ def plan_experiment(experiment: Experiment, quick: bool = False) -> Plan:
     plan = Plan(experiment, quick, rows, cells, replications, time_scale)
     base = experiment.base_scenario
     base_flows = len(base.get("flows", []))
+    # The synchronisation ratio needs every loss event's time, which the engine keeps only when asked (it
+    # grows with simulated time): the experiments that measure it ask, the others do not.
+    records = ["run.record_loss_events=true"] if any(m.of == "synchronisation" for m in experiment.metrics) else []
     for r in rows:
         row = spec.rows[r]
         ccs = row.cc if isinstance(row.cc, list) else [row.cc] * base_flows
@@ -459,7 +491,8 @@ def plan_experiment(experiment: Experiment, quick: bool = False) -> Plan:
             raw = copy.deepcopy(base)
             for flow, cc in zip(raw["flows"], ccs):
                 flow["cc"] = copy.deepcopy(cc)
-            overrides = list(spec.set) + list(spec.cells[c].set) + (list(quick_spec.set) if quick else [])
+            overrides = (list(spec.set) + list(spec.cells[c].set) + (list(quick_spec.set) if quick else [])
+                         + records)
             scenario = load_scenario(raw, overrides)
             if time_scale != 1.0:
                 scenario = load_scenario(scenario, [

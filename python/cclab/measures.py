@@ -6,7 +6,11 @@
 - `synchronisation`: seed 003's synchronisation ratio (Section III, `cclab.analysis.synchronisation`) of the
   flows measured (those running `cc`, or all the scenario's flows), with `threshold` a share of them.
 - `jain`: Jain's fairness index of the flows' delivered rates, (sum g)^2 / (N sum g^2) (Jain, Chiu, Hawe 1984;
-  seed 000, Section III-B).
+  seed 000, Section III-B); with `every`, the mean of the indices over consecutive intervals of that length
+  (seed 003, Figs. 10-11: every 50 s).
+- `share`: the summed share of capacity of groups of flows or connections (the engine's `share_of_capacity`:
+  goodput over the capacity of the group's route, in the measurement window; seed 003, Fig. 9).
+- `bic_phase`: the share of the flows' window samples in one of BIC's modes (`cclab.analysis.bic_phases`).
 A metric with a `window` = [t1, t2] is computed from the cumulative `delivered` column of the time series:
 (delivered(t2) - delivered(t1)) x size / (t2 - t1); both instants must be sample times. Without a window the
 engine's own figures over [run.measure_from, run.duration] are used.
@@ -109,8 +113,7 @@ def synchronisation(summary: pd.DataFrame, cc: str | None, threshold: float | No
                                            threshold_flows)
 
     if loss_events is None:
-        raise MeasureError("the run's loss-event times are not stored (runs stored before they were kept "
-                           "must be computed again)")
+        raise MeasureError("the run's loss-event times are not stored: run it with run.record_loss_events = true")
     flows = summary[summary["kind"] != "group"] if "kind" in summary else summary
     if cc is not None:
         flows = flows[flows["cc"] == cc]
@@ -129,14 +132,55 @@ def synchronisation(summary: pd.DataFrame, cc: str | None, threshold: float | No
     return sync.ratio
 
 
+def group_share(summary: pd.DataFrame, groups: str | list[str]) -> float:
+    """The summed `share_of_capacity` of the named groups' rows (seed 003, Fig. 9)."""
+    names = [groups] if isinstance(groups, str) else list(groups)
+    rows = summary[summary["kind"] == "group"] if "kind" in summary else summary.iloc[0:0]
+    known = set(rows["group"]) if "group" in rows else set()
+    missing = [name for name in names if name not in known]
+    if missing:
+        raise MeasureError(f"no group {', '.join(map(repr, missing))}; the run has "
+                           + (", ".join(sorted(known)) or "no groups"))
+    return float(rows[rows["group"].isin(names)]["share_of_capacity"].sum())
+
+
+def interval_jain(config: dict, summary: pd.DataFrame, series: Callable[[], pd.DataFrame],
+                  span: tuple[int, int], every_ns: int, keep: np.ndarray) -> float:
+    """Mean over consecutive intervals of `every_ns` in `span` of Jain's index of the kept flows' rates."""
+    if (span[1] - span[0]) % every_ns:
+        raise MeasureError(f"the window ({span[0] / 1e9:g} s to {span[1] / 1e9:g} s) is not a whole number of "
+                           f"intervals of {every_ns / 1e9:g} s")
+    indices = [jain_index(flow_rates("delivered_bps", (t, t + every_ns), config, summary, series)[keep])
+               for t in range(span[0], span[1], every_ns)]
+    return float(np.nanmean(indices)) if not all(np.isnan(indices)) else float("nan")
+
+
+def bic_phase(series: Callable[[], pd.DataFrame], span: tuple[int, int], phase: str, flows: list[int]) -> float:
+    """The share of the flows' window samples over `span` in one of BIC's modes (paper parameters)."""
+    from .analysis.bic_phases import phase_share
+
+    data = series()
+    if "cc_w_max" not in data:
+        raise MeasureError("the time series has no cc_w_max column: the flows measured must run BIC")
+    inside = _window_samples(data, span)
+    inside = inside[inside["flow"].isin(flows)].dropna(subset=["cc_w_max"])
+    try:
+        return phase_share(inside["cwnd"].to_numpy(), inside["cc_w_max"].to_numpy(), phase)
+    except ValueError as exc:
+        raise MeasureError(str(exc)) from None
+
+
 def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: dict, summary: pd.DataFrame,
             series: Callable[[], pd.DataFrame], column: str | None = None, cc: str | None = None,
             queue: Callable[[], pd.DataFrame] | None = None, threshold: float | None = None,
-            loss_events: Callable[[], pd.DataFrame] | None = None, group: str | None = None) -> float:
+            loss_events: Callable[[], pd.DataFrame] | None = None, group: str | list[str] | None = None,
+            every_ns: int | None = None, phase: str | None = None) -> float:
     """One metric value of one run, in base units (bit/s, a ratio, an index, packets or the column's)."""
     span = window or (config["run"]["measure_from_ns"], config["run"]["duration_ns"])
     if of == "synchronisation":
         return synchronisation(summary, cc, threshold, span, loss_events, group)
+    if of == "share":
+        return group_share(summary, group)
     if "kind" in summary:
         # A run with groups (traffic sources, named [[flows]]) has a row per group after the flows' rows.
         # The groups' connections are not flows of the scenario; with them the link's own utilisation
@@ -148,11 +192,12 @@ def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: d
         if queue is None:
             raise MeasureError("the run's queue series is not available")
         return float(_window_samples(queue(), span)["queue_packets"].mean())
-    values = (state_means(column, span, summary, series) if of == "state"
+    values = (np.zeros(len(summary)) if of == "bic_phase" or every_ns
+              else state_means(column, span, summary, series) if of == "state"
               else flow_rates(of, window, config, summary, series))
+    ordered = summary.sort_values("flow")
+    keep = np.ones(len(ordered), dtype=bool)
     if cc is not None or group is not None:
-        ordered = summary.sort_values("flow")
-        keep = np.ones(len(ordered), dtype=bool)
         if cc is not None:
             keep &= (ordered["cc"] == cc).to_numpy()
             if not keep.any():
@@ -162,6 +207,10 @@ def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: d
             if not keep.any():
                 raise MeasureError(f"no flow is in group {group!r}" + (f" and runs {cc}" if cc else ""))
         values = values[keep]
+    if of == "bic_phase":
+        return bic_phase(series, span, phase, [int(f) for f in ordered["flow"][keep]])
+    if of == "jain" and every_ns:
+        return interval_jain(config, summary, series, span, every_ns, keep)
     if of == "jain":
         return jain_index(values)
     if of == "utilisation":

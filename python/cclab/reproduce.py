@@ -23,11 +23,12 @@ import pyarrow.parquet as pq
 
 from .claims import ClaimResult, check_claim
 from .executors import Executor
-from .experiment import NOT_CHECKED, UNIT_SCALE, Experiment, Plan, plan_experiment
+from .experiment import NOT_CHECKED, UNIT_SCALE, Experiment, Plan, _scaled, plan_experiment
 from .measures import MeasureError, measure
 from .store import FAILURES, LOSS_EVENTS, QUEUE, SUMMARY, TIMESERIES, StudyStore, results_version
 from .sweep import Sweep
 from .sweeper import SweepProgress, SweepReport, run_sweep
+from .units import parse_duration
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,8 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
     collected: dict[tuple[str, int, int], list[float]] = defaultdict(list)
     # Only the series columns some metric reads: a run may have millions of samples.
     series_columns = ["time_s", "flow", "delivered"] + sorted({m.column for m in plan.experiment.metrics if m.column})
+    if any(m.of == "bic_phase" for m in plan.experiment.metrics):
+        series_columns += ["cwnd", "cc_w_max"]
     for run in plan.runs:
         key = run.run.key
         summary_path = store.path(SUMMARY, key)
@@ -220,8 +223,9 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
             try:
                 value = measure(metric.of, metric.flows, window, run.run.config, summary, series,
                                 column=metric.column, cc=metric.cc, queue=queue, threshold=metric.threshold,
-                                group=metric.group,
-                                loss_events=loss_events)
+                                group=metric.group, loss_events=loss_events,
+                                every_ns=_scaled(parse_duration(metric.every), plan.time_scale) if metric.every else None,
+                                phase=metric.phase)
             except MeasureError as exc:
                 outcome.errors.append((run.row, run.cell, run.replication, f"{metric.name}: {exc}"))
                 continue

@@ -26,10 +26,13 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from .analysis.bic_phases import PHASE_LABEL, PHASES, bic_phases
 from .claims import ClaimResult
-from .experiment import NOT_CHECKED, ClaimSpec, MetricSpec, RowSpec
+from .experiment import NOT_CHECKED, ClaimSpec, MetricSpec, RowSpec, _scaled
+from .measures import jain_index
 from .plotting import bars_figure, lines_figure, timeseries_figure, window_figure
 from .reproduce import ExperimentOutcome, Reproduction, Stats
+from .units import parse_duration
 
 # With more cells than this, a metric's table has a line per cell and a column per row (a grid of 180
 # network configurations does not fit across a page).
@@ -456,7 +459,10 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[Figure]:
                 for c in cells:
                     found = outcome.series(r, c)
                     if found is not None:
-                        panels.append((spec.cells[c].name, _series_lines(figure.column, *found)))
+                        every_ns = (_scaled(parse_duration(figure.every), outcome.plan.time_scale)
+                                    if figure.every else None)
+                        panels.append((spec.cells[c].name, _series_lines(figure.column, *found, group=figure.group,
+                                                                         every_ns=every_ns)))
                 if panels:
                     name = f"{base}-{_slug(spec.rows[r].name)}.png"
                     timeseries_figure(out_dir / name, f"{title}: {spec.rows[r].name}",
@@ -466,13 +472,23 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[Figure]:
 
 
 SERIES_LABEL = {"throughput": "throughput (Mbit/s)", "queue": "queue (packets)", "cwnd": "window (packets)",
-                "cc_dwnd": "dwnd (packets)", "cc_base_rtt_s": "baseRTT (s)"}
+                "cc_dwnd": "dwnd (packets)", "cc_base_rtt_s": "baseRTT (s)", "fairness": "Jain's fairness index",
+                "bic_phases": "window (packets)"}
 
 
-def _series_lines(column: str, config: dict, flows, queue) -> list[tuple[str, list[float], list[float]]]:
-    """The lines of a timeseries panel: the bottleneck queue, or the column (or throughput) of each flow."""
+def _series_lines(column: str, config: dict, flows, queue, group: "str | list[str] | None" = None,
+                  every_ns: Optional[int] = None) -> list[tuple[str, list[float], list[float]]]:
+    """The lines of a timeseries panel: the bottleneck queue, or the column (or throughput) of each flow
+    (of `group` only, when given); "fairness" is one line, Jain's index of those flows' rates over each
+    interval of `every_ns`; "bic_phases" draws each flow's window once per BIC mode (NaN outside it)."""
     if column == "queue":
         return [("queue", queue["time_s"].to_numpy(), queue["queue_packets"].to_numpy())]
+    if group is not None:
+        groups = [group] if isinstance(group, str) else group
+        members = [i for i, f in enumerate(config["flows"]) if f.get("group") in groups]
+        flows = flows[flows["flow"].isin(members)]
+    if column == "fairness":
+        return [_fairness_line(config, flows, every_ns)]
     out = []
     for flow, data in flows.groupby("flow"):
         data = data.sort_values("time_s")
@@ -482,9 +498,31 @@ def _series_lines(column: str, config: dict, flows, queue) -> list[tuple[str, li
             delivered = data["delivered"].to_numpy(dtype=float)
             rate = np.diff(delivered) * config["packet_size"] * 8 / np.diff(time_s) / 1e6
             out.append((f"flow {flow}", time_s[1:], rate))
+        elif column == "bic_phases":
+            phases = bic_phases(data["cwnd"].to_numpy(), data["cc_w_max"].to_numpy())
+            cwnd = data["cwnd"].to_numpy(dtype=float)
+            for phase in PHASES:
+                if (phases == phase).any():
+                    out.append((f"flow {flow}: {PHASE_LABEL[phase]}", time_s, np.where(phases == phase, cwnd, np.nan)))
         else:
             out.append((f"flow {flow}", time_s, data[column].to_numpy()))
     return out
+
+
+def _fairness_line(config: dict, flows, every_ns: int) -> tuple[str, list[float], list[float]]:
+    """Jain's index of the flows' rates over [t, t + every) for each interval, placed at its end (from the
+    cumulative in-order delivery sampled at the run's sample times)."""
+    delivered = flows.pivot_table(index="time_s", columns="flow", values="delivered").sort_index()
+    ends, indices = [], []
+    for end in np.arange(every_ns, config["run"]["duration_ns"] + 1, every_ns):
+        at = delivered.index.to_numpy() * 1e9
+        start_row, end_row = np.abs(at - (end - every_ns)).argmin(), np.abs(at - end).argmin()
+        if abs(at[end_row] - end) > 1e3:
+            break
+        rates = (delivered.iloc[end_row] - (delivered.iloc[start_row] if end > every_ns else 0)).to_numpy(dtype=float)
+        indices.append(jain_index(np.nan_to_num(rates)))
+        ends.append(end / 1e9)
+    return ("fairness index", ends, indices)
 
 
 def _line_panels(outcome: ExperimentOutcome, figure, rows: list[int], cells: list[int]):

@@ -30,7 +30,7 @@ class Result:
     # One entry per connection of the [[traffic]] sources with records = true, {column: array}.
     connection_columns: Mapping[str, Any] = field(default_factory=dict)
     # Start time of every loss event of the scenario's flows, {"flow": array, "time_ns": array}
-    # (sim.loss_events()).
+    # (sim.loss_events()); empty unless the run had run.record_loss_events.
     loss_event_columns: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -89,15 +89,18 @@ class Result:
     @cached_property
     def loss_events(self) -> pd.DataFrame:
         """One row per loss event of the scenario's flows: flow, time_ns (entry into fast recovery, or a
-        timeout outside recovery), ordered by flow then time; the whole run, not only the measurement window."""
+        timeout outside recovery), ordered by flow then time; the whole run, not only the measurement window.
+        Empty unless the scenario set run.record_loss_events = true."""
         return _frame(self.loss_event_columns)
 
     def synchronisation(self, threshold: int, flows: "list[int] | None" = None, start_ns: int | None = None,
                         end_ns: int | None = None):
         """Seed 003's synchronisation ratio (Section III, `cclab.analysis.synchronisation`) of the given flows
         (default: every scenario flow) over [start_ns, end_ns) (default: the measurement window)."""
-        from .analysis.synchronisation import loss_times_by_flow, synchronisation_ratio
+        from .analysis.synchronisation import SynchronisationError, loss_times_by_flow, synchronisation_ratio
 
+        if not self.config["run"].get("record_loss_events"):
+            raise SynchronisationError("the run kept no loss-event times: run it with run.record_loss_events = true")
         if flows is None:
             flows = sorted(int(f) for f in self.flows["flow"]) if "flow" in self.flows else []
         run = self.config["run"]

@@ -36,7 +36,7 @@ def run(source: "str | Path | Mapping | Scenario", overrides: Sequence[str] = ()
         records = None
         if any(source.get("records") for source in config.get("traffic", ())):
             records = simulation.connection_records()
-        loss_events = simulation.loss_events() if hasattr(simulation, "loss_events") else None
+        loss_events = simulation.loss_events() if config["run"].get("record_loss_events") else None
         return Result.from_engine(config, engine.read_summary(simulation), simulation.timeseries(), link_series,
                                   records, loss_events)
     except RuntimeError as exc:

@@ -689,6 +689,9 @@ class RunSpec(_Table):
     measure_from: Duration = 0                       # summary figures cover [measure_from, duration]
     seed: Annotated[int, Field(ge=0, le=2**64 - 1)] = 1
     sample_interval: Duration = 100 * MS             # 0 disables the time series
+    # Keep the start time of every loss event of the scenario's flows (Result.loss_events, seed 003's
+    # synchronisation ratio): 8 bytes per event, so memory grows with simulated time; off by default.
+    record_loss_events: bool = False
 
     @model_validator(mode="after")
     def _check(self) -> "RunSpec":
@@ -805,6 +808,8 @@ class Scenario(_Table):
                 "measure_from_ns": self.run.measure_from,
                 "seed": self.run.seed,
                 "sample_interval_ns": self.run.sample_interval,
+                # Only when on, so the configs (and stored runs' keys) of runs without it stay as they were.
+                **({"record_loss_events": True} if self.run.record_loss_events else {}),
             },
         }
 

@@ -395,6 +395,11 @@ pub struct RunConfig {
     pub seed: u64,
     #[serde(default = "default_sample_interval")]
     pub sample_interval_ns: u64,
+    /// Keep the start time of every loss event of the scenario's flows (`Simulation::loss_event_times`,
+    /// seed 003's synchronisation ratio): 8 bytes per event, so memory then grows with simulated time;
+    /// off by default.
+    #[serde(default)]
+    pub record_loss_events: bool,
 }
 
 impl ScenarioConfig {

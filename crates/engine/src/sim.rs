@@ -211,6 +211,7 @@ impl Simulation {
                     stop,
                     segments: f.size_bytes.map(|b| b.div_ceil(cfg.payload_size() as u64)),
                     ecn: f.ecn,
+                    record_loss_events: cfg.run.record_loss_events,
                 },
                 cc,
             );
@@ -612,6 +613,8 @@ impl Simulation {
                 stop: None,
                 segments: Some(segments),
                 ecn: t.flow.ecn,
+                // The times are kept for the scenario's flows only (`loss_event_times`).
+                record_loss_events: false,
             },
             cc,
         );
@@ -866,9 +869,13 @@ impl Simulation {
         &self.flow_series
     }
     /// Start times (ns) of every loss event of each scenario flow, whole run (not only the measurement
-    /// window), in flow order; see `SenderCounters::loss_event_times_ns`.
-    pub fn loss_event_times(&self) -> Vec<&[u64]> {
-        self.flows[..self.static_flows].iter().map(|f| f.sender.counters().loss_event_times_ns.as_slice()).collect()
+    /// window), in flow order; see `Sender::loss_event_times`. None unless `run.record_loss_events`.
+    pub fn loss_event_times(&self) -> Option<Vec<&[u64]>> {
+        if !self.cfg.run.record_loss_events {
+            return None;
+        }
+        let flows = &self.flows[..self.static_flows];
+        Some(flows.iter().map(|f| f.sender.loss_event_times().expect("scenario flows record with run.record_loss_events")).collect())
     }
     pub fn queue_series(&self) -> &QueueSeries {
         &self.queue_series

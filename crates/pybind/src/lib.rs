@@ -98,9 +98,12 @@ impl Simulation {
     }
 
     /// Loss-event start times of the scenario's flows, one row per event: {"flow": int64, "time_ns": int64},
-    /// ordered by flow then time (seed 003's synchronisation ratio).
+    /// ordered by flow then time (seed 003's synchronisation ratio). ValueError unless the config's
+    /// `run.record_loss_events` asked the engine to keep them.
     fn loss_events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let per_flow = self.inner.loss_event_times();
+        let per_flow = self.inner.loss_event_times().ok_or_else(|| {
+            PyValueError::new_err("run.record_loss_events: the run did not record its loss-event times (set it to true)")
+        })?;
         let out = PyDict::new_bound(py);
         let flows = per_flow.iter().enumerate().flat_map(|(i, times)| std::iter::repeat(i as i64).take(times.len()));
         out.set_item("flow", int64(py, flows))?;

@@ -46,6 +46,9 @@ pub struct SenderConfig {
     pub ecn: bool,
     /// A finite transfer: segments 0..this are all the application writes (None: unlimited).
     pub segments: Option<u64>,
+    /// Keep the start time of every loss event (`Sender::loss_event_times`): 8 bytes per event, so memory
+    /// grows with simulated time; off unless a run asks for it (seed 003's synchronisation ratio).
+    pub record_loss_events: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -68,10 +71,6 @@ pub struct SenderCounters {
     pub rtt_sum_ns: u128,
     /// Window reductions in answer to ECN echoes (RFC 3168), outside loss recovery.
     pub ecn_reductions: u64,
-    /// Start time (ns) of each loss event: entry into fast recovery, or a retransmission timeout taken
-    /// outside recovery (a timeout inside an episode continues that episode). Seed 003's synchronisation
-    /// ratio (Section III) needs the times, not only the count; one u64 per event.
-    pub loss_event_times_ns: Vec<u64>,
 }
 
 pub struct Sender {
@@ -104,11 +103,16 @@ pub struct Sender {
     cwr_pending: bool,
     /// At most k packets back to back (`tcp/burst.rs`), held with the pacing mechanism.
     burst: Option<BurstLimit>,
+    /// Start time (ns) of each loss event, when `cfg.record_loss_events`: entry into fast recovery, or a
+    /// retransmission timeout taken outside recovery (a timeout inside an episode continues that episode).
+    /// Seed 003's synchronisation ratio (Section III) needs the times, not only the count.
+    loss_event_times_ns: Option<Vec<u64>>,
 }
 
 impl Sender {
     pub fn new(cfg: SenderConfig, cc: Box<dyn CongestionControl>) -> Self {
         let wants_rate = cc.wants_rate_samples();
+        let loss_event_times_ns = cfg.record_loss_events.then(Vec::new);
         let sb = if wants_rate { Scoreboard::with_rate_stamps() } else { Scoreboard::new() };
         Sender {
             rtt: RttEstimator::new(cfg.rto_min),
@@ -129,6 +133,7 @@ impl Sender {
             ecn_recover: None,
             cwr_pending: false,
             burst: None,
+            loss_event_times_ns,
         }
     }
 
@@ -146,6 +151,15 @@ impl Sender {
     }
     pub fn counters(&self) -> &SenderCounters {
         &self.counters
+    }
+    /// Start times (ns) of the loss events so far, or None when the config did not ask to record them.
+    pub fn loss_event_times(&self) -> Option<&[u64]> {
+        self.loss_event_times_ns.as_deref()
+    }
+    fn record_loss_event(&mut self, now: SimTime) {
+        if let Some(times) = &mut self.loss_event_times_ns {
+            times.push(now.0);
+        }
     }
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
@@ -337,7 +351,7 @@ impl Sender {
         self.state = CaState::Recovery;
         self.recover = self.sb.snd_nxt() - 1;
         self.counters.loss_events += 1;
-        self.counters.loss_event_times_ns.push(now.0);
+        self.record_loss_event(now);
         let old_cwnd = self.cc.cwnd();
         self.cc.on_congestion_event(&CongestionEvent {
             now,
@@ -367,7 +381,7 @@ impl Sender {
         }
         self.counters.timeouts += 1;
         if self.state == CaState::Open {
-            self.counters.loss_event_times_ns.push(now.0);
+            self.record_loss_event(now);
         }
         let first_in_episode = self.state != CaState::Loss;
         self.cc.on_timeout(now, first_in_episode);

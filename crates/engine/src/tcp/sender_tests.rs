@@ -9,6 +9,11 @@ use crate::tcp::sender::{CaState, Recovery, Sender, SenderConfig};
 use crate::time::{SimDuration, SimTime};
 
 fn sender(recovery: Recovery, initial_cwnd: u32) -> Sender {
+    sender_recording(recovery, initial_cwnd, false)
+}
+
+/// `sender`, keeping its loss-event times when `record_loss_events`.
+fn sender_recording(recovery: Recovery, initial_cwnd: u32, record_loss_events: bool) -> Sender {
     let cfg = SenderConfig {
         flow: 0,
         packet_size: 1500,
@@ -18,6 +23,7 @@ fn sender(recovery: Recovery, initial_cwnd: u32) -> Sender {
         stop: None,
         ecn: false,
         segments: None,
+        record_loss_events,
     };
     Sender::new(cfg, Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, initial_cwnd)))
 }
@@ -232,6 +238,7 @@ fn recording_sender(cwnd: u32, pacing_bps: Option<u64>) -> (Sender, std::sync::A
         stop: None,
         ecn: false,
         segments: None,
+        record_loss_events: false,
     };
     (Sender::new(cfg, Box::new(Recorder { cwnd, pacing_bps, samples: samples.clone() })), samples)
 }
@@ -407,6 +414,7 @@ fn an_ecn_echo_halves_the_window_once_per_window_and_the_next_new_segment_carrie
             stop: None,
             segments: None,
             ecn: true,
+            record_loss_events: false,
         },
         Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, 10)),
     );
@@ -486,21 +494,34 @@ fn a_receiver_echoes_ce_until_it_sees_cwr() {
 #[test]
 fn loss_event_times_record_each_episode_start_once() {
     // Recovery entered at 100 ms (third SACKed duplicate ACK) is one event; the ACKs after it are not.
-    let mut s = sender(Recovery::Sack, 10);
+    let mut s = sender_recording(Recovery::Sack, 10, true);
     start(&mut s);
     feed(&mut s, ms(100), ack(0, &[(1, 2)], false));
     feed(&mut s, ms(100), ack(0, &[(1, 3)], false));
     feed(&mut s, ms(100), ack(0, &[(1, 4)], false));
     feed(&mut s, ms(101), ack(0, &[(1, 5)], false));
-    assert_eq!(s.counters().loss_event_times_ns, vec![100_000_000]);
+    assert_eq!(s.loss_event_times(), Some(&[100_000_000][..]));
 
     // IW 2, no answer: the timeout at 1 s (RTO 1 s, no RTT sample) starts an episode from Open; the
     // backed-off timeout at 3 s continues it, so it adds no event.
-    let mut s = sender(Recovery::Sack, 2);
+    let mut s = sender_recording(Recovery::Sack, 2, true);
     start(&mut s);
     let mut out = vec![];
     s.on_timer(ms(1000), &mut out);
     s.on_timer(ms(3000), &mut out);
     assert_eq!(s.counters().timeouts, 2);
-    assert_eq!(s.counters().loss_event_times_ns, vec![1_000_000_000]);
+    assert_eq!(s.loss_event_times(), Some(&[1_000_000_000][..]));
+}
+
+#[test]
+fn loss_event_times_are_kept_only_when_asked() {
+    // The same recovery episode as above without `record_loss_events`: counted, but no time kept (memory
+    // must not grow with simulated time unless a run asks for it).
+    let mut s = sender(Recovery::Sack, 10);
+    start(&mut s);
+    feed(&mut s, ms(100), ack(0, &[(1, 2)], false));
+    feed(&mut s, ms(100), ack(0, &[(1, 3)], false));
+    feed(&mut s, ms(100), ack(0, &[(1, 4)], false));
+    assert_eq!(s.counters().loss_events, 1);
+    assert_eq!(s.loss_event_times(), None);
 }

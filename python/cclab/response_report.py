@@ -1,0 +1,231 @@
+"""`cclab response`: seed 003's theory (Sections IV-VI) beside its simulations.
+
+- The analytic response functions (`cclab.analysis.response`), log-log as the paper's Figs. 4 (TCP, AIMD(32,
+  0.125), HSTCP, STCP), 6 (BIC for several S_max), 7 (BIC for several S_min) and 8 (BIC beside the others),
+  with the mean windows simulated by the `seed003-response` experiment (one flow, random loss with rate p)
+  drawn over Figs. 4 and 8.
+- The crossing points the paper quotes (Sections VI-B), each beside the paper's number.
+- The RTT-unfairness exponent 1/(1 - d) of each protocol under synchronised loss (Section IV), its predicted
+  throughput ratio at inverse RTT ratios 3 and 6, beside Tables 2-3 (the paper's, and cclab's when the
+  `seed003-table2-3` runs are in the store).
+
+The paper's Figs. 6 and 7 do not list the S_max and S_min values drawn: 8, 16, 32, 64, 128 and 0.001, 0.01,
+0.1, 1 are drawn here (the paper's choice, 32 and 0.01, among them).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from .analysis.response import (BIC, HSTCP, HSTCP_PAPER, STCP, Bic, aimd, crossing, protocol_window,
+                                rtt_unfairness_exponent, slope, tcp)
+
+# Loss rates drawn: 1e-8 to 1e-1, four points a decade (markers of the analytic lines).
+P_GRID = [10 ** (e / 4) for e in range(-32, -3)]
+S_MAX_VALUES = (8.0, 16.0, 32.0, 64.0, 128.0)
+S_MIN_VALUES = (0.001, 0.01, 0.1, 1.0)
+# Rows of the seed003-response experiment -> the analytic curve they are compared with.
+CURVES: dict[str, Callable[[float], float]] = {
+    "newreno": tcp, "aimd": aimd, "highspeed": lambda p: protocol_window("highspeed", p),
+    "scalable": lambda p: protocol_window("scalable", p), "bic": lambda p: protocol_window("bic", p),
+}
+LABELS = {"newreno": "TCP", "aimd": "AIMD(32, 0.125)", "highspeed": "HSTCP", "scalable": "STCP", "bic": "BIC"}
+
+
+@dataclass(frozen=True)
+class Crossing:
+    what: str
+    p: float
+    window: float
+    paper: str
+
+
+def crossings() -> list[Crossing]:
+    """The crossing points of Section VI-B, computed from the formulas."""
+    out = []
+    p = crossing(BIC, tcp, 1e-4, 5e-2)
+    out.append(Crossing("BIC crosses TCP", p, tcp(p), "around p = 1e-2, window 14"))
+    p = crossing(HSTCP_PAPER, tcp, 1e-5, 1e-1)
+    out.append(Crossing("HSTCP (d = 0.82) crosses TCP", p, tcp(p), "window 31"))
+    p = crossing(HSTCP, tcp, 1e-5, 1e-1)
+    out.append(Crossing("HSTCP (RFC 3649, d = 0.835) crosses TCP", p, tcp(p), "-"))
+    p = crossing(STCP, tcp, 1e-5, 1e-1)
+    out.append(Crossing("STCP (0.08/p) crosses TCP", p, tcp(p), "window 16 (STCP's legacy window)"))
+    return out
+
+
+def bic_over_aimd(p: float) -> float:
+    """BIC's window over AIMD(32, 0.125)'s: Section VI-B says BIC 'meets AIMD around p = 1e-5 and stays'."""
+    return BIC(p) / aimd(p)
+
+
+@dataclass(frozen=True)
+class Unfairness:
+    protocol: str
+    d: float
+    exponent: float
+    note: str
+
+    def ratio(self, rtt_ratio: float) -> float:
+        return math.inf if math.isinf(self.exponent) else rtt_ratio ** self.exponent
+
+
+def unfairness() -> list[Unfairness]:
+    """Section IV's exponent per protocol; BIC's slope varies, so at the two windows Section VII quotes."""
+    rows = [Unfairness("AIMD", 0.5, rtt_unfairness_exponent(0.5), "d = 1/2"),
+            Unfairness("HSTCP", HSTCP_PAPER.d, rtt_unfairness_exponent(HSTCP_PAPER.d), "d = 0.82"),
+            Unfairness("STCP", 1.0, rtt_unfairness_exponent(1.0), "d = 1")]
+    for window, where in ((7000.0, "2.5 Gbit/s"), (300.0, "100 Mbit/s")):
+        p = crossing(BIC, lambda q, w=window: w, 1e-9, 1e-1)
+        d = slope(BIC, p)
+        rows.append(Unfairness("BIC", d, rtt_unfairness_exponent(d), f"at window {window:g} ({where}; p = {p:.2g})"))
+    return rows
+
+
+@dataclass
+class Simulated:
+    """Mean windows of the seed003-response runs: algorithm -> [(p, window)]."""
+    points: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    quick: bool = False
+
+
+def simulated_points(outcome) -> Simulated:
+    """The seed003-response experiment's measured windows, per algorithm (rows' first algorithm)."""
+    from .reproduction_report import row_algorithm
+
+    spec = outcome.experiment.spec
+    found = Simulated(quick=outcome.plan.quick)
+    for r in outcome.plan.rows:
+        name = row_algorithm(spec.rows[r])
+        for c in outcome.plan.cells:
+            stats = outcome.stats("window", r, c)
+            if stats is not None:
+                found.points.setdefault(name, []).append((spec.cells[c].x, stats.mean))
+    return found
+
+
+def _line(label: str, algorithm: str, function: Callable[[float], float], variant: int = 0):
+    return (label, algorithm, P_GRID, [function(p) for p in P_GRID], [0.0] * len(P_GRID), variant)
+
+
+def draw(out_dir: Path, simulated: Optional[Simulated]) -> list[tuple[str, str]]:
+    """Figs. 4, 6, 7 and 8 as PNG files in out_dir: [(title, file name)]."""
+    from .plotting import lines_figure
+
+    def with_simulation(lines: list, names: list[str]) -> list:
+        if simulated is None:
+            return lines
+        for name in names:
+            points = sorted(simulated.points.get(name, []))
+            if points:
+                lines.append((f"{LABELS[name]}, simulated", name, [p for p, _ in points], [w for _, w in points],
+                              [0.0] * len(points), 1))
+        return lines
+
+    xlabel, ylabel = "loss event rate p", "mean window (packets per RTT)"
+    figures = []
+    fig4 = with_simulation([_line("TCP", "newreno", tcp), _line("AIMD(32, 0.125)", "aimd", aimd),
+                            _line("HSTCP", "highspeed", HSTCP), _line("STCP", "scalable", STCP)],
+                           ["newreno", "aimd", "highspeed", "scalable"])
+    fig6 = [_line("TCP", "newreno", tcp)] + [_line(f"BIC S_max {s:g}", "bic", Bic(s_max=s), i)
+                                             for i, s in enumerate(S_MAX_VALUES)]
+    fig7 = [_line("TCP", "newreno", tcp)] + [_line(f"BIC S_min {s:g}", "bic", Bic(s_min=s), i)
+                                             for i, s in enumerate(S_MIN_VALUES)]
+    fig8 = with_simulation([_line("TCP", "newreno", tcp), _line("AIMD(32, 0.125)", "aimd", aimd),
+                            _line("HSTCP", "highspeed", HSTCP), _line("STCP", "scalable", STCP),
+                            _line("BIC (32, 0.01, 0.125)", "bic", BIC)],
+                           ["newreno", "aimd", "highspeed", "scalable", "bic"])
+    for name, title, lines in (("response-fig4", "Fig. 4: response functions (analytic; dashed: simulated)", fig4),
+                               ("response-fig6", "Fig. 6: BIC for several S_max (S_min 0.01, beta 0.125)", fig6),
+                               ("response-fig7", "Fig. 7: BIC for several S_min (S_max 32, beta 0.125)", fig7),
+                               ("response-fig8", "Fig. 8: BIC beside the others (analytic; dashed: simulated)", fig8)):
+        lines_figure(out_dir / f"{name}.png", title, xlabel, ylabel, [("", lines)], log_x=True, log_y=True)
+        figures.append((title, f"{name}.png"))
+    return figures
+
+
+def comparison_rows(simulated: Simulated) -> list[tuple[str, float, float, float]]:
+    """(protocol, p, simulated window, analytic window) for every simulated point."""
+    rows = []
+    for name, points in simulated.points.items():
+        for p, window in sorted(points, reverse=True):
+            rows.append((LABELS.get(name, name), p, window, CURVES[name](p)))
+    return rows
+
+
+def measured_ratios(store_root: Path) -> dict[tuple[str, int, int], float]:
+    """cclab's Tables 2-3 (full runs) when every run is in the store: (row, bandwidth, RTT ratio) -> ratio."""
+    from .experiment import list_experiments, load_experiment, plan_experiment
+    from .reproduce import _measure
+    from .store import SUMMARY, StudyStore, results_version
+
+    experiment = load_experiment(list_experiments()["seed003-table2-3"])
+    plan = plan_experiment(experiment)
+    store = StudyStore(store_root, "seed003", results_version())
+    if not all(store.path(SUMMARY, run.run.key).exists() for run in plan.runs):
+        return {}
+    outcome = _measure(plan, store)
+    spec = experiment.spec
+    out = {}
+    for r in plan.rows:
+        for c in plan.cells:
+            stats = outcome.stats("ratio", r, c)
+            if stats is not None:
+                coords = spec.cells[c].coords
+                out[(spec.rows[r].name, int(coords["bw"]), int(coords["ratio"]))] = stats.mean
+    return out
+
+
+def paper_ratios() -> dict[tuple[str, int, int], float]:
+    """Tables 2 and 3 of the paper, from the seed003-table2-3 experiment file."""
+    from .experiment import list_experiments, load_experiment
+
+    experiment = load_experiment(list_experiments()["seed003-table2-3"])
+    spec = experiment.spec
+    out = {}
+    for row in spec.rows:
+        for cell, value in zip(spec.cells, experiment.row_values(row, "paper", "ratio")):
+            out[(row.name, int(cell.coords["bw"]), int(cell.coords["ratio"]))] = value
+    return out
+
+
+def markdown(figures: list[tuple[str, str]], simulated: Optional[Simulated],
+             measured: dict[tuple[str, int, int], float]) -> str:
+    lines = ["# Seed 003: response functions and RTT unfairness (Sections IV-VI)", "",
+             "Analytic curves from `cclab.analysis.response`; simulated points from the `seed003-response` "
+             "experiment" + (" (quick mode)" if simulated and simulated.quick else "") + ".", "",
+             "## Crossing points (Section VI-B)", "", "| | p | window | paper |", "|---|---:|---:|---|"]
+    for c in crossings():
+        lines.append(f"| {c.what} | {c.p:.3g} | {c.window:.1f} | {c.paper} |")
+    lines += ["", "BIC over AIMD(32, 0.125) (paper: BIC 'meets AIMD around p = 1e-5 and stays with AIMD'): "
+              + ", ".join(f"{bic_over_aimd(p):.2f} at p = {p:g}" for p in (1e-4, 1e-5, 1e-6, 1e-8)), ""]
+    if simulated is not None and simulated.points:
+        lines += ["## Simulated against analytic mean windows", "",
+                  "| protocol | p | simulated | analytic | simulated / analytic |", "|---|---:|---:|---:|---:|"]
+        for name, p, window, model in comparison_rows(simulated):
+            lines.append(f"| {name} | {p:g} | {window:,.1f} | {model:,.1f} | {window / model:.2f} |")
+        lines.append("")
+    paper = paper_ratios()
+    lines += ["## RTT unfairness under synchronised loss (Section IV) beside Tables 2-3", "",
+              "Predicted throughput ratio (RTT_2/RTT_1)^(1/(1-d)); measured: the paper's Table 2 (100 Mbit/s) "
+              "and Table 3 (2.5 Gbit/s), and cclab's" + ("" if measured else
+              " (not in the store: run `cclab reproduce seed003 --only table2-3` with the same --store)") + ".", "",
+              "| protocol | d | exponent | predicted, ratio 3 | predicted, ratio 6 | paper 100M 3 / 6 | paper 2.5G 3 / 6 "
+              "| cclab 100M 3 / 6 | cclab 2.5G 3 / 6 |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+    def pair(table: dict, row: str, bw: int) -> str:
+        values = [table.get((row, bw, k)) for k in (3, 6)]
+        return " / ".join("-" if v is None else f"{v:.3g}" for v in values)
+
+    for u in unfairness():
+        lines.append(f"| {u.protocol} ({u.note}) | {u.d:.3f} | {u.exponent:.3g} | {u.ratio(3):.3g} | "
+                     f"{u.ratio(6):.3g} | {pair(paper, u.protocol, 100)} | {pair(paper, u.protocol, 2500)} | "
+                     f"{pair(measured, u.protocol, 100)} | {pair(measured, u.protocol, 2500)} |")
+    lines.append("")
+    for title, name in figures:
+        lines += [f"![{title}]({name})", ""]
+    return "\n".join(lines)
+
