@@ -390,7 +390,18 @@ impl Scoreboard {
     }
 
     /// The lowest lost segment that has no retransmission in flight (RFC 6675 NextSeg rule 1).
+    #[inline(always)]
     pub fn next_retransmit(&mut self) -> Option<u64> {
+        // Nothing due behind the cursor, and the cursor past every segment marked lost: the common case
+        // (no loss), tested here without a call.
+        if self.rxt_behind.is_empty() && self.rxt_pos >= self.lost_high.min(self.snd_nxt()) {
+            return None;
+        }
+        self.find_retransmit()
+    }
+
+    #[inline(never)]
+    fn find_retransmit(&mut self) -> Option<u64> {
         // Anything due behind the cursor is lower than anything ahead of it.
         while let Some(&Reverse(seq)) = self.rxt_behind.peek() {
             if seq >= self.snd_una && self.seg(seq).flags & (LOST | RETRANS | SACKED) == LOST {
