@@ -1,11 +1,20 @@
 //! The event queue: a binary min-heap ordered by (time, insertion sequence).
 //!
 //! The sequence number makes events at the same instant fire first-in-first-out, so a run never depends
-//! on the heap's internal tie-breaking (dslab's scheme).
+//! on the heap's internal tie-breaking (dslab's scheme): keys are unique, so any correct heap pops them
+//! in the same order.
+//!
+//! Most events schedule another one as they fire (a line's next head, the packet's next link). The
+//! event popped therefore stays at the root until the next call: if that call schedules, the new event
+//! takes the root's place and sinks as far as it must (`KeyHeap::replace_min`: std's `PeekMut`, a
+//! sift-down that stops as soon as the order holds), instead of a removal that sinks the last element to
+//! the bottom and back and an insertion that rises; only when the event scheduled nothing is the root
+//! removed. (A replacement that sinks to a leaf and rises from there, as std's `pop` does, cost more: the
+//! new event is often among the earliest, the next packet of a busy line.)
 
 use crate::time::SimTime;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::binary_heap::BinaryHeap;
 
 /// What happens when an event fires. Small and `Copy`: payloads live in the components, not the heap.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -75,9 +84,46 @@ fn decode(code: u64) -> Event {
     }
 }
 
+/// A min-heap of packed keys over std's binary heap, with the replacement of the root.
+#[derive(Default)]
+struct KeyHeap {
+    keys: BinaryHeap<Reverse<u128>>,
+}
+
+impl KeyHeap {
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+    fn min(&self) -> Option<u128> {
+        self.keys.peek().map(|r| r.0)
+    }
+    /// The smallest key after the root: one of the root's children (slice order is the heap's layout).
+    fn second(&self) -> Option<u128> {
+        let keys = self.keys.as_slice();
+        match (keys.get(1), keys.get(2)) {
+            (Some(a), Some(b)) => Some(a.0.min(b.0)),
+            (a, _) => a.map(|r| r.0),
+        }
+    }
+    fn push(&mut self, key: u128) {
+        self.keys.push(Reverse(key));
+    }
+    fn remove_min(&mut self) {
+        self.keys.pop();
+    }
+    /// Put `key` in the root's place (the root is dropped); it sinks as far as it must.
+    fn replace_min(&mut self, key: u128) {
+        if let Some(mut root) = self.keys.peek_mut() {
+            *root = Reverse(key);
+        }
+    }
+}
+
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Reverse<u128>>,
+    heap: KeyHeap,
+    /// The root of `heap` has been popped (fired) but not yet removed (see the module comment).
+    root_fired: bool,
     next_seq: u64,
     popped: u64,
     /// Time of the last event popped.
@@ -100,24 +146,44 @@ impl EventQueue {
         let seq = self.next_seq;
         self.next_seq += 1;
         let low = (seq << CODE_BITS) | encode(event);
-        self.heap.push(Reverse(((time.0 as u128) << 64) | low as u128));
+        let key = ((time.0 as u128) << 64) | low as u128;
+        if self.root_fired {
+            self.root_fired = false;
+            self.heap.replace_min(key);
+        } else {
+            self.heap.push(key);
+        }
+    }
+    /// The smallest key not yet fired.
+    fn next_key(&self) -> Option<u128> {
+        if self.root_fired {
+            self.heap.second()
+        } else {
+            self.heap.min()
+        }
     }
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|Reverse(k)| SimTime((k >> 64) as u64))
+        self.next_key().map(|k| SimTime((k >> 64) as u64))
     }
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let Reverse(k) = self.heap.pop()?;
+        if self.root_fired {
+            self.root_fired = false;
+            self.heap.remove_min();
+        }
+        let k = self.heap.min()?;
+        self.root_fired = true;
         self.popped += 1;
         let code = (k as u64) & ((1 << CODE_BITS) - 1);
         let time = SimTime((k >> 64) as u64);
         self.last_popped = time;
         Some((time, decode(code)))
     }
+    /// Events waiting (not yet fired).
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - self.root_fired as usize
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
     /// Events fired so far (for benchmarks).
     pub fn events_processed(&self) -> u64 {
@@ -191,6 +257,37 @@ mod tests {
         assert_eq!(q.scheduled_in_the_past(), 0);
         q.schedule(SimTime(9), Event::Sample);
         assert_eq!(q.scheduled_in_the_past(), 1);
+    }
+
+    proptest::proptest! {
+        /// Any interleaving of schedules and pops pops what a sorted list of the waiting keys would:
+        /// the earliest time, first scheduled among equals; `len` and `peek_time` agree with it too
+        /// (also while a fired root still sits in the heap).
+        #[test]
+        fn pops_as_a_sorted_list_would(ops in proptest::collection::vec((0u64..20, proptest::bool::ANY), 1..300)) {
+            let mut q = EventQueue::new();
+            let mut waiting: Vec<(u64, u32)> = vec![]; // (time, id), in scheduling order
+            let mut now = 0;
+            for (i, (dt, pop)) in ops.into_iter().enumerate() {
+                if pop {
+                    // The earliest time; the first scheduled among equal times (`min_by_key` keeps the first).
+                    let expected = waiting.iter().enumerate().min_by_key(|(_, &(t, _))| t).map(|(j, _)| j);
+                    let got = q.pop();
+                    proptest::prop_assert_eq!(got, expected.map(|j| {
+                        let (t, id) = waiting.remove(j);
+                        (SimTime(t), Event::LinkArrival(id))
+                    }));
+                    if let Some((t, _)) = got {
+                        now = t.0;
+                    }
+                } else {
+                    q.schedule(SimTime(now + dt), Event::LinkArrival(i as u32));
+                    waiting.push((now + dt, i as u32));
+                }
+                proptest::prop_assert_eq!(q.len(), waiting.len());
+                proptest::prop_assert_eq!(q.peek_time(), waiting.iter().map(|&(t, _)| SimTime(t)).min());
+            }
+        }
     }
 
     #[test]
