@@ -56,7 +56,18 @@ impl Reassembly {
         block.start > self.rcv_nxt
     }
 
+    #[inline(always)]
     pub fn receive(&mut self, seq: u64) -> Arrival {
+        // The next segment with nothing held above: the common case, without a call.
+        if seq == self.rcv_nxt && self.above.is_empty() {
+            self.rcv_nxt += 1;
+            return Arrival::InOrder;
+        }
+        self.receive_any(seq)
+    }
+
+    #[inline(never)]
+    fn receive_any(&mut self, seq: u64) -> Arrival {
         if self.holds(seq) {
             return Arrival::Duplicate;
         }

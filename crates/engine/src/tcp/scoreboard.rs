@@ -203,7 +203,17 @@ impl Scoreboard {
     /// Lost retransmissions (Linux 2.6 `tcp_mark_lost_retrans`; ns-2's ScoreBoard1 does the same): a
     /// retransmission is lost once segments sent more than DupThresh after it are SACKed. It is marked
     /// for retransmission again instead of waiting for the RTO. Returns how many were found.
+    #[inline(always)]
     pub fn mark_lost_retransmissions(&mut self) -> u32 {
+        // No retransmission outstanding (no loss): nothing to find, tested without a call.
+        if self.retransmissions.is_empty() {
+            return 0;
+        }
+        self.find_lost_retransmissions()
+    }
+
+    #[inline(never)]
+    fn find_lost_retransmissions(&mut self) -> u32 {
         let highest_sacked_end = self.highest_sacked_end();
         let mut found = 0;
         while let Some(&(seq, snd_nxt_then)) = self.retransmissions.front() {
