@@ -135,6 +135,7 @@ impl EventQueue {
     pub fn new() -> Self {
         Self::default()
     }
+    #[inline(always)]
     pub fn schedule(&mut self, time: SimTime, event: Event) {
         // An event before the last one fired would fire out of time order: counted, for the invariant
         // checks (tests/properties.rs), rather than asserted, so that a release build can report it too.
