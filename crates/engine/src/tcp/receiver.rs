@@ -128,6 +128,7 @@ impl Receiver {
         }
     }
 
+    #[inline(always)]
     fn send_ack(&mut self, out: &mut Vec<Packet>) {
         let mut blocks = [SeqRange::default(); MAX_SACK_BLOCKS];
         let mut n = 0;

@@ -493,6 +493,7 @@ impl Sender {
         self.emit(seq, true, now, out);
     }
 
+    #[inline(always)]
     fn emit(&mut self, seq: u64, retransmission: bool, now: SimTime, out: &mut Vec<Packet>) {
         if let Some(rate) = &mut self.rate {
             // A new segment was just pushed: it is alone in flight when nothing else was outstanding.
