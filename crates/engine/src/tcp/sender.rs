@@ -423,6 +423,7 @@ impl Sender {
 
     /// RFC 6675 NextSeg, in order: lost segments, then new data, while pipe < cwnd, or the larger window
     /// the recovery rule allows (`linux-2.6` mode's rate-halving allowance).
+    #[inline(always)]
     fn send_what_is_allowed(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if !self.started {
             return;
