@@ -954,8 +954,8 @@ mod tests {
         //   pkt 15 (39.5 ms): starts at once, would end at 40.5 ms, but [40, 60) suspends it 20 ms:
         //     ends 60.5 ms, arrives 65.5 ms.
         let outages = || OutageProcess::new(Distribution::Fixed(10 * MS), Distribution::Fixed(20 * MS), SimRng::new(1, 1)).unwrap();
-        let mut offered: Vec<(u64, Packet)> = (0..15).map(|s| (s * MS, pkt(s))).collect();
-        offered.push((39_500_000, pkt(15)));
+        let mut offered: Vec<(u64, Packet)> = (0..15).map(|s| (s * MS, data_packet(s, 1500))).collect();
+        offered.push((39_500_000, data_packet(15, 1500)));
         let mut l = link(Buffer::Fifo(FifoBuffer::new(5, None)), 5).with_outages(outages());
         let (arrived, dropped) = feed(&mut l, &offered);
         let mut expected: Vec<(u64, u64)> = (0..10).map(|s| ((s + 6) * MS, s)).collect();

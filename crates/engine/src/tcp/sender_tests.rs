@@ -541,6 +541,7 @@ fn windowed_sender(initial_cwnd: u32, rwnd: u64, cwnd_clamp: Option<u32>) -> Sen
         stop: None,
         ecn: false,
         segments: None,
+        record_loss_events: false,
     };
     Sender::new(cfg, Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, initial_cwnd)))
 }
