@@ -675,7 +675,9 @@ impl Simulation {
         self.queue_series.time_s.push(t);
         self.queue_series.queue_packets.push(b.queue_packets(self.now) as u64);
         self.queue_series.queue_bytes.push(b.queue_bytes(self.now));
-        self.queue_series.drops.push(b.counters(self.now).drops);
+        let counters = b.counters(self.now);
+        self.queue_series.drops.push(counters.drops);
+        self.queue_series.bytes_tx.push(counters.bytes_tx);
         for (k, &l) in self.reported.iter().enumerate() {
             let link = &self.links[l];
             let s = &mut self.link_series;
@@ -683,7 +685,9 @@ impl Simulation {
             s.link.push(k as u32);
             s.queue_packets.push(link.queue_packets(self.now) as u64);
             s.queue_bytes.push(link.queue_bytes(self.now));
-            s.drops.push(link.counters(self.now).drops);
+            let counters = link.counters(self.now);
+            s.drops.push(counters.drops);
+            s.bytes_tx.push(counters.bytes_tx);
         }
     }
 

@@ -198,6 +198,10 @@ pub struct QueueSeries {
     pub queue_bytes: Vec<u64>,
     /// Cumulative queue drops at the bottleneck.
     pub drops: Vec<u64>,
+    /// Cumulative bytes the bottleneck has put on the wire (packets whose transmission started by the
+    /// sample time). The difference over a window, in bits, over rate x window is the link's utilisation
+    /// in that window; counted at the start of transmission, it is over the capacity by at most one packet.
+    pub bytes_tx: Vec<u64>,
 }
 
 /// Queue samples of every link with a queue, columnar; `link` indexes the summary's `links`.
@@ -209,6 +213,8 @@ pub struct LinkSeries {
     pub queue_bytes: Vec<u64>,
     /// Cumulative queue drops.
     pub drops: Vec<u64>,
+    /// Cumulative bytes put on the wire, as `QueueSeries::bytes_tx`.
+    pub bytes_tx: Vec<u64>,
 }
 
 #[cfg(test)]
