@@ -114,8 +114,13 @@ class Simulation:
                       "srtt_s": floats([0.11] * len(rows)), "rtt_s": floats([0.11] * len(rows)),
                       "in_flight": ints([10] * len(rows)), "delivered": ints(range(len(rows)))},
             "queue": {"time_s": floats(times), "queue_packets": ints([5] * len(times)),
-                      "queue_bytes": ints([7500] * len(times)), "drops": ints([0] * len(times))},
+                      "queue_bytes": ints([7500] * len(times)), "drops": ints([0] * len(times)),
+                      "bytes_tx": ints(self._bytes_tx(t) for t in times)},
         }
+
+    def _bytes_tx(self, time_s: float) -> int:
+        """Cumulative bytes the bottleneck put on the wire by time_s: 90 % busy, as the summary's utilisation."""
+        return int(0.9 * self.config["bottleneck"]["rate_bps"] * time_s / 8)
 
     def link_series(self) -> dict:
         """Lists, as the bindings give them: both directions of the bottleneck, at each sample."""
@@ -123,7 +128,7 @@ class Simulation:
         names = ["bottleneck", "bottleneck.reverse"]
         return {"time_s": [t for t in times for _ in names], "link": names * len(times),
                 "queue_packets": [5, 0] * len(times), "queue_bytes": [7500, 0] * len(times),
-                "drops": [0, 0] * len(times)}
+                "drops": [0, 0] * len(times), "bytes_tx": [b for t in times for b in (self._bytes_tx(t), 0)]}
 
 
     def loss_events(self) -> dict:

@@ -2,9 +2,16 @@
 successful runs is checked in-process on the stand-in engine."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
+import cclab
 from cclab.cli import main
 from conftest import run_cli
 
@@ -111,3 +118,32 @@ def test_interrupt_exits_130(example, fake_engine, capsys, monkeypatch):
     monkeypatch.setattr(fake_engine.Simulation, "run_until", interrupted)
     status, out, err = invoke(capsys, "run", str(example))
     assert status == 130 and out == "" and err.strip() == "interrupted"
+
+
+def test_a_second_ctrl_c_ends_the_process_at_once(tmp_path):
+    # The first Ctrl-C raises KeyboardInterrupt; code winding down after it (here: sleeping a minute)
+    # is cut short by the second, which takes SIGINT's default action: killed by SIGINT, within seconds.
+    script = ("import sys, time\n"
+              "from cclab.cli import stop_on_second_interrupt\n"
+              "stop_on_second_interrupt()\n"
+              "try:\n    print('ready', flush=True)\n    time.sleep(60)\n"
+              "except KeyboardInterrupt:\n    print('winding down', flush=True)\n    time.sleep(60)\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(cclab.__file__).parent.parent))
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert process.stdout.readline().strip() == "ready"
+        process.send_signal(signal.SIGINT)
+        assert process.stdout.readline().strip() == "winding down"
+        started = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == -signal.SIGINT
+        assert time.monotonic() - started < 10
+    finally:
+        process.kill()
+
+
+def test_main_gives_the_ctrl_c_handler_back(example, fake_engine, capsys):
+    before = signal.getsignal(signal.SIGINT)
+    invoke(capsys, "run", str(example))
+    assert signal.getsignal(signal.SIGINT) is before

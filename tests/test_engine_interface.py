@@ -134,6 +134,7 @@ def test_a_panic_during_a_run_is_a_simulation_error(monkeypatch):
     module = type("Bindings", (), {"Simulation": Panicking, **{n: staticmethod(getattr(real, n)) for n in MODULE_FUNCTIONS}})
     monkeypatch.setattr(cclab.engine, "load_engine", lambda: module)
     with pytest.raises(SimulationError) as caught:
-        cclab.run(EXAMPLE, ["run.duration=1s", "run.measure_from=0s"])
+        # With a progress callback the runner advances in steps (without one, in a single call).
+        cclab.run(EXAMPLE, ["run.duration=1s", "run.measure_from=0s"], progress=lambda now, end: None)
     assert str(caught.value) == ("internal error in a deliberate test panic: attempt to add with overflow "
                                  "(please report this with the scenario)")

@@ -19,15 +19,48 @@ def test_run_returns_a_result(example, fake_engine):
     assert result.flows.loc[0, "goodput_bps"] > 0
     assert result.bottleneck["drops"] == 30
     assert {"time_s", "flow", "cwnd"} <= set(result.timeseries.columns)
-    assert list(result.queue.columns) == ["time_s", "queue_packets", "queue_bytes", "drops"]
+    assert list(result.queue.columns) == ["time_s", "queue_packets", "queue_bytes", "drops", "bytes_tx"]
 
 
-def test_progress_is_reported_in_about_200_chunks(example, fake_engine):
+def test_progress_steps_take_about_a_quarter_second_of_wall_time(example, fake_engine, monkeypatch):
+    # A stand-in that simulates 10 s per wall second, on a clock of its own: the runner's steps start at a
+    # thousandth of the 20 s run (20 ms, 2 ms of wall time), grow 4x at a time while they are fast
+    # (80 ms, 320 ms, 1.28 s), then settle where a step takes PROGRESS_WALL_S = 0.25 s: 1.28 s took 0.128 s,
+    # so x 0.25 / 0.128 = 2.5 s of simulated time per step. 1.7 s after four steps, 18.3 s left: 8 more.
+    from cclab import runner
+
+    clock = [0.0]
+    monkeypatch.setattr(runner.time, "perf_counter", lambda: clock[0])
+    original = fake_engine.Simulation.run_until
+
+    def run_until(self, t_ns):
+        clock[0] += (min(t_ns, self.duration_ns) - self.now_ns) / 1e9 / 10
+        original(self, t_ns)
+
+    monkeypatch.setattr(fake_engine.Simulation, "run_until", run_until)
     seen = []
     cclab.run(example, SHORT, progress=lambda now, end: seen.append((now, end)))
+    nows = [now for now, _ in seen]
     assert seen[0] == (0, 20 * 10**9) and seen[-1] == (20 * 10**9, 20 * 10**9)
-    assert 200 <= len(seen) <= 202
-    assert [now for now, _ in seen] == sorted(now for now, _ in seen)
+    assert nows[1:6] == [20_000_000, 100_000_000, 420_000_000, 1_700_000_000, 4_200_000_000]
+    assert len(seen) == 1 + 4 + 8
+    steps = [b - a for a, b in zip(nows[4:], nows[5:])]
+    assert steps[:-1] == [2_500_000_000] * 7 and 0 < steps[-1] <= 2_500_000_000
+
+
+def test_without_progress_the_run_is_one_call(example, fake_engine, monkeypatch):
+    # Ctrl-C is the bindings' business (they check for it between slices of ~50 ms); the runner needs no
+    # steps of its own when nobody watches.
+    targets = []
+    original = fake_engine.Simulation.run_until
+
+    def run_until(self, t_ns):
+        targets.append(t_ns)
+        original(self, t_ns)
+
+    monkeypatch.setattr(fake_engine.Simulation, "run_until", run_until)
+    cclab.run(example, SHORT)
+    assert targets == [20 * 10**9]
 
 
 def test_to_parquet(example, fake_engine, tmp_path):

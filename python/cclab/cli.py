@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import threading
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -396,8 +398,35 @@ def _text(text: str, style: str = ""):
     return Text(text, style=style)
 
 
+def stop_on_second_interrupt() -> object:
+    """The first Ctrl-C raises KeyboardInterrupt, so that what is under way winds down (a sweep stops its
+    workers and says what is stored); a second one ends the process at once by SIGINT's default action,
+    whatever is still winding down. A SIGINT that is ignored (a command started in the background) or
+    handled by a program embedding cclab is left as it is. Returns the handler it replaced."""
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.default_int_handler or threading.current_thread() is not threading.main_thread():
+        return previous
+
+    def first_interrupt(_signum, _frame) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, first_interrupt)
+    return previous
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `cclab` script: turns every outcome into an exit status."""
+    previous = stop_on_second_interrupt()
+    try:
+        _main(argv)
+    finally:
+        # main() called in-process (the tests, a program embedding cclab) gets its handler back.
+        if previous is not None and signal.getsignal(signal.SIGINT) is not previous:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _main(argv: list[str] | None) -> None:
     try:
         status = cli.main(args=argv, prog_name="cclab", standalone_mode=False)
     except CclabError as exc:

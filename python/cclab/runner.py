@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
@@ -11,10 +12,12 @@ from .errors import ScenarioError, SimulationError
 from .result import Result
 from .scenario import Scenario, load_scenario
 
-# The run is advanced in this many steps of simulated time: often enough for a smooth progress bar
-# and for Ctrl-C to be noticed (the engine releases the GIL inside a step), rarely enough that the
-# Python between steps costs nothing.
-CHUNKS = 200
+# With a progress callback, the run is advanced in steps of simulated time sized to take about this much
+# wall time each, so the bar moves (and estimates the time left) several times a second however fast or
+# slow the run. Ctrl-C does not wait for a step: the bindings check for it every ~50 ms inside one.
+PROGRESS_WALL_S = 0.25
+# The first step: this share of the run (then steps grow or shrink, at most 4x at a time).
+FIRST_STEP_SHARE = 1e-3
 
 Progress = Callable[[int, int], None]  # (now_ns, duration_ns)
 
@@ -59,15 +62,29 @@ def _build(module, config: dict):
 
 def _advance(simulation, progress: Progress | None) -> None:
     duration = int(simulation.duration_ns)
-    step = max(1, -(-duration // CHUNKS))  # ceiling division: at most CHUNKS steps
+    now = int(simulation.now_ns)
+    step = max(1, int(duration * FIRST_STEP_SHARE))
     if progress:
-        progress(int(simulation.now_ns), duration)
-    for target in range(step, duration + step, step):
+        progress(now, duration)
+    while now < duration:
+        target = duration if progress is None else min(now + step, duration)
+        started = time.perf_counter()
         try:
-            simulation.run_until(min(target, duration))
+            simulation.run_until(target)
         except RuntimeError as exc:
             raise SimulationError(str(exc)) from None
+        took = time.perf_counter() - started
+        step = next_step(step, took)
+        now = int(simulation.now_ns)
+        if now < target:
+            break
         if progress:
-            progress(int(simulation.now_ns), duration)
+            progress(now, duration)
     if simulation.now_ns != duration:
         raise SimulationError(f"the engine stopped at {simulation.now_ns} ns, before the end at {duration} ns")
+
+
+def next_step(step_ns: int, took_s: float) -> int:
+    """The next step of simulated time: scaled towards PROGRESS_WALL_S of wall time, by 1/4 to 4 at a time."""
+    factor = PROGRESS_WALL_S / max(took_s, 1e-9)
+    return max(1, int(step_ns * min(4.0, max(0.25, factor))))

@@ -9,6 +9,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
 
 fn guard<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
@@ -21,9 +22,17 @@ fn guard<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
     })
 }
 
+/// Wall time one slice of `run_until` aims at: Python runs its signal handlers between slices, so Ctrl-C
+/// stops a run within about this long, however many events a simulated second holds.
+const SLICE_WALL: Duration = Duration::from_millis(50);
+/// The first slice's simulated length, 1 ms; later slices grow or shrink to take about SLICE_WALL.
+const FIRST_SLICE_NS: u64 = 1_000_000;
+
 #[pyclass(module = "cclab._engine")]
 struct Simulation {
     inner: EngineSimulation,
+    /// Simulated nanoseconds the next slice of `run_until` covers (adapted to SLICE_WALL as the run goes).
+    slice_ns: u64,
 }
 
 #[pymethods]
@@ -31,13 +40,29 @@ impl Simulation {
     #[new]
     fn new(config_json: &str) -> PyResult<Self> {
         let built = guard("building the simulation", || EngineSimulation::from_json(config_json))?;
-        built.map(|inner| Simulation { inner }).map_err(|e| PyValueError::new_err(e.to_string()))
+        built
+            .map(|inner| Simulation { inner, slice_ns: FIRST_SLICE_NS })
+            .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
-    /// Advance to min(t_ns, duration) without holding the GIL.
+    /// Advance to min(t_ns, duration) without holding the GIL, in slices of simulated time of about
+    /// SLICE_WALL of wall time each. Between slices the GIL is taken back to run Python's signal handlers:
+    /// Ctrl-C raises KeyboardInterrupt within a slice, where one call used to run to its end (minutes, in
+    /// a slow run). Running to t in slices fires the same events in the same order as one call (the engine
+    /// fires every event due up to each slice's end, then the next slice continues from there).
     fn run_until(&mut self, py: Python<'_>, t_ns: u64) -> PyResult<()> {
-        let inner = &mut self.inner;
-        py.allow_threads(|| guard("the simulation", || inner.run_until(cclab_engine::time::SimTime(t_ns))))
+        let target = t_ns.min(self.inner.end().0);
+        loop {
+            let slice_end = self.inner.now().0.saturating_add(self.slice_ns).min(target);
+            let inner = &mut self.inner;
+            let started = Instant::now();
+            py.allow_threads(|| guard("the simulation", || inner.run_until(cclab_engine::time::SimTime(slice_end))))?;
+            self.slice_ns = next_slice(self.slice_ns, started.elapsed());
+            py.check_signals()?;
+            if slice_end >= target {
+                return Ok(());
+            }
+        }
     }
 
     #[getter]
@@ -69,6 +94,7 @@ impl Simulation {
         out.set_item("queue_packets", int64(py, ls.queue_packets.iter().map(|&v| saturating_i64(v))))?;
         out.set_item("queue_bytes", int64(py, ls.queue_bytes.iter().map(|&v| saturating_i64(v))))?;
         out.set_item("drops", int64(py, ls.drops.iter().map(|&v| saturating_i64(v))))?;
+        out.set_item("bytes_tx", int64(py, ls.bytes_tx.iter().map(|&v| saturating_i64(v))))?;
         Ok(out)
     }
 
@@ -126,11 +152,20 @@ impl Simulation {
         queue.set_item("queue_packets", int64(py, qs.queue_packets.iter().map(|&v| saturating_i64(v))))?;
         queue.set_item("queue_bytes", int64(py, qs.queue_bytes.iter().map(|&v| saturating_i64(v))))?;
         queue.set_item("drops", int64(py, qs.drops.iter().map(|&v| saturating_i64(v))))?;
+        queue.set_item("bytes_tx", int64(py, qs.bytes_tx.iter().map(|&v| saturating_i64(v))))?;
         let out = PyDict::new_bound(py);
         out.set_item("flows", flows)?;
         out.set_item("queue", queue)?;
         Ok(out)
     }
+}
+
+/// The next slice's simulated length: scaled by how far the last one's wall time was from SLICE_WALL, by a
+/// factor between 1/4 and 4 so that one odd slice (a burst of events, a pause of the machine) does not
+/// swing it, and never below 1 µs of simulated time.
+fn next_slice(slice_ns: u64, took: Duration) -> u64 {
+    let factor = SLICE_WALL.as_secs_f64() / took.as_secs_f64().max(1e-9);
+    ((slice_ns as f64 * factor.clamp(0.25, 4.0)) as u64).max(1_000)
 }
 
 fn float64<'py>(py: Python<'py>, values: &[f64]) -> Bound<'py, PyArray1<f64>> {
@@ -188,4 +223,22 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slice_grows_at_most_fourfold_and_shrinks_at_most_to_a_quarter() {
+        // 1 ms of simulated time that took 5 ms of wall time: 10x faster than SLICE_WALL (50 ms), capped at 4x.
+        assert_eq!(next_slice(1_000_000, Duration::from_millis(5)), 4_000_000);
+        // That took 100 ms: twice SLICE_WALL, so half as long next time.
+        assert_eq!(next_slice(1_000_000, Duration::from_millis(100)), 500_000);
+        // That took 10 s: capped at a quarter.
+        assert_eq!(next_slice(1_000_000, Duration::from_secs(10)), 250_000);
+        // A slice that took no measurable time still only grows 4x; the floor is 1 µs.
+        assert_eq!(next_slice(1_000_000, Duration::ZERO), 4_000_000);
+        assert_eq!(next_slice(1_000, Duration::from_secs(10)), 1_000);
+    }
 }
