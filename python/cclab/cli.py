@@ -190,7 +190,7 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
     from .executors import make_executor
     from .experiment import experiments_root, list_experiments, load_experiment
     from .reproduce import reproduce, study_of
-    from .reproduction_report import terminal_view, write_study_report
+    from .reproduction_report import terminal_header, terminal_view, write_study_report
     from .store import resolve_root
 
     available = list_experiments()
@@ -217,6 +217,8 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
     show_bar = sys.stderr.isatty()
     with _sweep_bar(study + (" (quick)" if quick else "")) if show_bar else nullcontext() as progress:
         result = reproduce(selected, resolve_root(store), executor, quick=quick, progress=progress)
+    for line in terminal_header(result):
+        _stdout().print(line)
     for outcome in result.outcomes:
         _stdout().print(terminal_view(outcome))
     page = write_study_report(result, out / (study + ("-quick" if quick else "")))

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import csv
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any, Optional
 
 import numpy as np
 from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 
 from .experiment import MetricSpec, RowSpec
 from .plotting import bars_figure, lines_figure, timeseries_figure, window_figure
@@ -25,6 +27,12 @@ from .reproduce import ExperimentOutcome, Reproduction, Stats
 WIDE = 8
 QUICK_NOTE = ("quick mode: shorter runs, fewer points and seeds; the numbers are not comparable to the "
               "paper's and only the findings marked for quick mode are checked")
+MEASURE_NOTE = ("Rates in the tables are the packets the receivers got in order in the window, as the paper "
+                "measures them. In-order delivery comes in bursts: a hole filled just after the window opens "
+                "releases packets that crossed the link before it, so over a window a rate can exceed what "
+                "crossed the link, even its capacity. Where it does, the cell also shows it clipped: scaled down "
+                "to the bytes the bottleneck put on the wire in that window. Utilisation is the link's own count "
+                "of bytes on the wire over its capacity, never above 1")
 CLAIM_MARK = {"holds": "holds", "fails": "FAILS", "not checked": "not checked"}
 
 
@@ -69,7 +77,12 @@ def cell_text(outcome: ExperimentOutcome, metric: MetricSpec, r: int, c: int, ma
     parts = [_mean_text(stats, metric)]
     if stats is not None and stats.n > 1:
         parts.append(f"[{_number(stats.low, metric)}, {_number(stats.high, metric)}] n={stats.n}")
-    mean = stats.mean if stats else None
+    clipped = clipped_text(outcome, metric, r, c)
+    if clipped:
+        parts.append(clipped)
+    # Quick runs are too short to compare with the paper's numbers: the references are shown, for scale,
+    # without a difference that would read as a verdict.
+    mean = stats.mean if stats and not outcome.plan.quick else None
     for kind, label in (("paper", "paper"), ("ns2", "ns-2")):
         reference = outcome.reference(kind, metric.name, r, c)
         if reference is not None:
@@ -94,16 +107,58 @@ def terminal_view(outcome: ExperimentOutcome) -> Group:
             table.add_row(*line)
         parts.append(table)
     if outcome.claims:
-        claims = Table(title="the paper's findings", title_justify="left", show_lines=False)
-        claims.add_column("finding")
-        claims.add_column("cclab")
-        for claim in outcome.claims:
-            colour = {"holds": "green", "fails": "red"}.get(claim.status, "yellow")
-            claims.add_row(claim.text, f"[{colour}]{CLAIM_MARK[claim.status]}[/]")
-        parts.append(claims)
+        parts += _claims_view(outcome)
     for row, cell, replication, why in outcome.errors[:5]:
         parts.append(f"[red]run {spec.rows[row].name} / {spec.cells[cell].name} / seed #{replication} failed:[/] {why}")
     return Group(*parts)
+
+
+def clipped_text(outcome: ExperimentOutcome, metric: MetricSpec, r: int, c: int) -> str:
+    """'clipped 199,998.1' when the rate clipped to what crossed the bottleneck is visibly lower (by more
+    than 0.005 %, a tenth of the tables' last digit at 200 Mbit/s), else ''."""
+    stats, clipped = outcome.stats(metric.name, r, c), outcome.clipped_mean(metric.name, r, c)
+    if stats is None or clipped is None or clipped >= stats.mean * (1 - 5e-5):
+        return ""
+    return f"clipped {_number(clipped, metric)}"
+
+
+def _any_clipped(reproduction: Reproduction) -> bool:
+    return any(clipped_text(o, m, r, c) for o in reproduction.outcomes for m in o.experiment.metrics if m.rate
+               for r in o.plan.rows for c in o.plan.cells)
+
+
+def _claims_view(outcome: ExperimentOutcome) -> list:
+    """The findings with their verdicts; under a finding that fails, the values that break it, and under
+    one not checked, why. A reason shared by several (quick mode's) is given once, under the table."""
+    reasons = [c.detail for c in outcome.claims if c.status == "not checked"]
+    shared = next((reason for reason, n in Counter(reasons).most_common(1) if n > 1), None)
+    claims = Table(title=f"{outcome.experiment.spec.title}: the paper's findings", title_justify="left")
+    claims.add_column("finding", ratio=1)
+    claims.add_column("cclab", no_wrap=True)
+    for claim in outcome.claims:
+        colour = {"holds": "green", "fails": "red"}.get(claim.status, "yellow")
+        mark = CLAIM_MARK[claim.status] + ("*" if claim.detail == shared and claim.status == "not checked" else "")
+        text = Text(claim.text)
+        if claim.status != "holds" and claim.detail != shared:
+            text.append("\n" + claim.detail, style="dim")
+        claims.add_row(text, Text(mark, style=colour))
+    parts: list = [claims]
+    if shared:
+        parts.append(Text(f"* {shared}", style="yellow"))
+    return parts
+
+
+def terminal_header(reproduction: Reproduction) -> list:
+    """What the terminal shows before the tables: the quick-mode warning and, when some rate was clipped,
+    what the tables' rates are, as report.md has them."""
+    lines = []
+    if reproduction.quick:
+        lines.append(Text(f"{reproduction.study}, {QUICK_NOTE}; the paper's and ns-2.35's numbers are shown for "
+                          "scale, without differences. `scripts/main.sh --full` runs the study as the paper did.",
+                          style="bold yellow"))
+    if _any_clipped(reproduction):
+        lines.append(Text(MEASURE_NOTE + ".", style="dim"))
+    return lines
 
 
 def _table(outcome: ExperimentOutcome, metric: MetricSpec, markdown: bool) -> tuple[list[str], list[list[str]]]:
@@ -156,7 +211,7 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
         chosen = set(experiment.select_cells(figure.cells, figure.where))
         cells = [c for c in outcome.plan.cells if c in chosen]
         base = figure.file or f"{spec.id}-{figure.kind}-{index}"
-        title = figure.title or spec.title
+        title = _titled(outcome, figure.title or spec.title)
         if figure.kind == "window":
             for r in rows:
                 panels = []
@@ -165,10 +220,16 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
                     if found is not None:
                         panels.append((spec.cells[c].name, _window_panel(*found)))
                 if panels:
-                    name = f"{base}-{_slug(spec.rows[r].name)}.png"
-                    window_figure(out_dir / name, f"{spec.rows[r].name}: congestion window and queue",
-                                  row_algorithm(spec.rows[r]), panels)
-                    lines += [f"![{spec.rows[r].name}]({name})", ""]
+                    row = spec.rows[r].name
+                    number = figure.numbers.get(row)
+                    name = f"{base}-{_slug(row)}.png" if number is None else f"{_slug(number)}.png"
+                    if figure.title and len(rows) == 1 and not number:
+                        heading = figure.title        # names the figure and its row already
+                    else:
+                        heading = (f"{number}: " if number else "") + f"{row}, congestion window and queue" + \
+                            (f", {figure.title}" if figure.title else "")
+                    window_figure(out_dir / name, _titled(outcome, heading), row_algorithm(spec.rows[r]), panels)
+                    lines += [f"![{number or row}]({name})", ""]
         elif figure.kind == "lines":
             metric = experiment.metric(figure.metric)
             name = f"{base}.png"
@@ -204,7 +265,7 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
                         panels.append((spec.cells[c].name, _series_lines(figure.column, *found)))
                 if panels:
                     name = f"{base}-{_slug(spec.rows[r].name)}.png"
-                    timeseries_figure(out_dir / name, f"{title}: {spec.rows[r].name}",
+                    timeseries_figure(out_dir / name, _titled(outcome, f"{figure.title or spec.title}: {spec.rows[r].name}"),
                                       SERIES_LABEL.get(figure.column, figure.column), panels)
                     lines += [f"![{spec.rows[r].name}]({name})", ""]
     return lines
@@ -274,14 +335,33 @@ def _line_panels(outcome: ExperimentOutcome, figure, rows: list[int], cells: lis
     return x_axis, panels
 
 
+def _titled(outcome: ExperimentOutcome, title: str) -> str:
+    """A figure's title, saying so when its runs are quick mode's (shorter, fewer seeds than the paper's)."""
+    return f"{title} (quick mode)" if outcome.plan.quick else title
+
+
+def flow_round_trip_s(config: dict, flow: int = 0) -> float:
+    """The flow's round-trip propagation time on the dumbbell: the bottleneck's delay and its own access
+    links' (sender and receiver side), both ways. Seed 000's flows add 2 x (2.5 + 2.5) ms to the
+    bottleneck's 100 ms: 110 ms, the RTT their windows settle against."""
+    entry = config["flows"][flow]
+    one_way = config["bottleneck"]["delay_ns"] + entry.get("src_access_delay_ns", 0) + entry.get("dst_access_delay_ns", 0)
+    return 2 * one_way / 1e9
+
+
 def _window_panel(config: dict, flows, queue) -> dict:
+    """What a window figure draws for flow 0 of a run: its cwnd, the bottleneck queue, and the paper's
+    reference lines with the flow's own round trip: C·RTT = rate x RTT / packet size, in packets, and the
+    buffer B (limit_packets, the one on the wire included, as ns-2 counts)."""
     flow0 = flows[flows["flow"] == 0]
     bottleneck = config["bottleneck"]
+    rtt_s = flow_round_trip_s(config)
     panel = {
         "time_s": flow0["time_s"].to_numpy(), "cwnd": flow0["cwnd"].to_numpy(),
         "queue_time_s": queue["time_s"].to_numpy(), "queue_packets": queue["queue_packets"].to_numpy(),
-        "bdp_packets": bottleneck["rate_bps"] * 2 * bottleneck["delay_ns"] / 1e9 / 8 / config["packet_size"],
+        "bdp_packets": bottleneck["rate_bps"] * rtt_s / 8 / config["packet_size"],
         "buffer_packets": bottleneck["queue"]["limit_packets"],
+        "rtt_s": rtt_s,
     }
     if "cc_dwnd" in flow0:  # Compound TCP: the delay-based part of the window
         panel["dwnd"] = flow0["cc_dwnd"].to_numpy()
@@ -292,7 +372,7 @@ def _values_csv(reproduction: Reproduction, path: Path) -> None:
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["experiment", "row", "cell", "metric", "unit", "mean", "std", "min", "max", "seeds", "paper",
-                    "ns2", "verdict"])
+                    "ns2", "verdict", "clipped_mean"])
         for outcome in reproduction.outcomes:
             spec = outcome.experiment.spec
             for metric in outcome.experiment.metrics:
@@ -304,7 +384,9 @@ def _values_csv(reproduction: Reproduction, path: Path) -> None:
                                     *(("", "", "", "", 0) if s is None else (s.mean, s.std, s.low, s.high, s.n)),
                                     outcome.reference("paper", metric.name, r, c) or "",
                                     outcome.reference("ns2", metric.name, r, c) or "",
-                                    outcome.verdict(metric.name, r, c)])
+                                    outcome.verdict(metric.name, r, c),
+                                    "" if outcome.clipped_mean(metric.name, r, c) is None
+                                    else outcome.clipped_mean(metric.name, r, c)])
 
 
 def write_study_report(reproduction: Reproduction, out_dir: Path) -> Path:
@@ -315,7 +397,8 @@ def write_study_report(reproduction: Reproduction, out_dir: Path) -> Path:
     sweep = reproduction.sweep_report
     lines = [f"# cclab reproduction of {reproduction.study}" + (" (quick)" if reproduction.quick else ""), ""]
     if reproduction.quick:
-        lines += [f"*{QUICK_NOTE}.*", ""]
+        lines += [f"*{QUICK_NOTE}; the paper's and ns-2.35's numbers are shown for scale, without differences.*", ""]
+    lines += [f"{MEASURE_NOTE}.", ""]
     lines += [f"{sweep.planned} runs: {sweep.already_stored} found in the store, {sweep.done} computed, "
               f"{sweep.failed} failed; wall time {reproduction.wall_s:.1f} s.",
               f"Findings: {counts['holds']} hold, {counts['fails']} fail, {counts['not checked']} not checked. "
