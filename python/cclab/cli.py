@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -213,6 +214,7 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
         raise CclabError(f"no experiment matches {what}; studies: {', '.join(studies)}"
                          + (f"; parts of {study}: {', '.join(parts)}" if parts else ""))
     selected = [load_experiment(available[parts[p]]) for p in (only or parts)]
+    started = time.perf_counter()
     executor = make_executor(cluster, jobs)
     show_bar = sys.stderr.isatty()
     with _sweep_bar(study + (" (quick)" if quick else "")) if show_bar else nullcontext() as progress:
@@ -221,14 +223,18 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
         _stdout().print(line)
     for outcome in result.outcomes:
         _stdout().print(terminal_view(outcome))
-    page = write_study_report(result, out / (study + ("-quick" if quick else "")))
+    # The figures take a while (dozens of PNGs): a bar per experiment written.
+    with _report_bar() if show_bar else nullcontext() as report_progress:
+        page = write_study_report(result, out / (study + ("-quick" if quick else "")), progress=report_progress)
+    wall_s = time.perf_counter() - started
     claims = result.claims
     failing = [c for c in claims if c.status == "fails"]
     sweep = result.sweep_report
     _stderr().print(f"{study}: {sweep.planned} runs ({sweep.already_stored} reused, {sweep.done} computed, "
                     f"{sweep.failed} failed); findings: {sum(c.status == 'holds' for c in claims)} hold, "
                     f"{len(failing)} fail, {sum(c.status == 'not checked' for c in claims)} not checked; "
-                    f"wall time {result.wall_s:.1f} s; report: {page}", markup=False)
+                    f"wall time {wall_s:.1f} s ({result.wall_s:.1f} s runs and measures, "
+                    f"{wall_s - result.wall_s:.1f} s tables, report and figures); report: {page}", markup=False)
 
 
 # --- sweeps and the result store ---------------------------------------------------------------------
@@ -350,6 +356,22 @@ class _sweep_bar(_progress_bar):
     def __call__(self, state) -> None:  # noqa: D102 - state is a cclab.sweeper.SweepProgress
         self._bar.update(self._task, completed=state.done + state.failed, total=state.total,
                          done=state.done, failed=state.failed, running=state.running)
+
+
+class _report_bar(_progress_bar):
+    """Experiments whose tables and figures are written, as a write_study_report progress callback."""
+
+    def __init__(self):
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self._bar = Progress(TextColumn("report and figures"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                             TextColumn("{task.description}"), TimeElapsedColumn(), console=Console(stderr=True),
+                             transient=True)
+        self._task = self._bar.add_task("", total=None)
+
+    def __call__(self, done: int, total: int, title: str) -> None:  # noqa: D102
+        self._bar.update(self._task, completed=done, total=total, description=title[:40])
 
 
 @cli.group("results")

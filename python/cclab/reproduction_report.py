@@ -11,7 +11,7 @@ import csv
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 from rich.console import Group
@@ -389,8 +389,10 @@ def _values_csv(reproduction: Reproduction, path: Path) -> None:
                                     else outcome.clipped_mean(metric.name, r, c)])
 
 
-def write_study_report(reproduction: Reproduction, out_dir: Path) -> Path:
-    """results/<study>/report.md with every experiment, values.csv and the figures; returns the page."""
+def write_study_report(reproduction: Reproduction, out_dir: Path,
+                       progress: Optional[Callable[[int, int, str], None]] = None) -> Path:
+    """results/<study>/report.md with every experiment, values.csv and the figures; returns the page.
+    `progress(done, total, title)` is called before each experiment's tables and figures are written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     claims = reproduction.claims
     counts = {status: sum(1 for c in claims if c.status == status) for status in CLAIM_MARK}
@@ -406,7 +408,9 @@ def write_study_report(reproduction: Reproduction, out_dir: Path) -> Path:
               "range are over seeds.", ""]
     lines += ["Experiments:", ""] + [f"- [{o.experiment.spec.title}](#{_slug(o.experiment.spec.title)})"
                                       for o in reproduction.outcomes] + [""]
-    for outcome in reproduction.outcomes:
+    for done, outcome in enumerate(reproduction.outcomes):
+        if progress:
+            progress(done, len(reproduction.outcomes), outcome.experiment.spec.title)
         lines += _experiment_markdown(outcome, out_dir)
     page = out_dir / "report.md"
     page.write_text("\n".join(lines) + "\n", encoding="utf-8")
