@@ -44,7 +44,8 @@ def _stdout() -> Console:
     # a saved report reads better unwrapped.
     from rich.console import Console
 
-    return Console() if sys.stdout.isatty() else Console(width=120)
+    # $COLUMNS, when set, wins either way (rich reads it): a person checking the 80-column layout.
+    return Console() if sys.stdout.isatty() or os.environ.get("COLUMNS") else Console(width=120)
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
