@@ -372,7 +372,7 @@ class _report_bar(_progress_bar):
         self._task = self._bar.add_task("", total=None)
 
     def __call__(self, done: int, total: int, title: str) -> None:  # noqa: D102
-        self._bar.update(self._task, completed=done, total=total, description=title[:40])
+        self._bar.update(self._task, completed=done, total=total, description=title[:50])
 
 
 @cli.group("results")

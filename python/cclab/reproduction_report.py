@@ -178,7 +178,8 @@ def _table(outcome: ExperimentOutcome, metric: MetricSpec, markdown: bool) -> tu
 
 # --- the Markdown page -------------------------------------------------------------------------------
 
-def _experiment_markdown(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
+def _experiment_markdown(outcome: ExperimentOutcome, out_dir: Path,
+                         on_figure: Optional[Callable[[str], None]] = None) -> list[str]:
     spec = outcome.experiment.spec
     lines = [f"## {spec.title}", ""]
     if spec.description:
@@ -201,11 +202,13 @@ def _experiment_markdown(outcome: ExperimentOutcome, out_dir: Path) -> list[str]
         lines.append("")
     for row, cell, replication, why in outcome.errors:
         lines.append(f"- run {spec.rows[row].name} / {spec.cells[cell].name} / seed #{replication} failed: `{why}`")
-    lines += [""] + _figures(outcome, out_dir)
+    lines += [""] + _figures(outcome, out_dir, on_figure)
     return lines
 
 
-def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
+def _figures(outcome: ExperimentOutcome, out_dir: Path, on_figure: Optional[Callable[[str], None]] = None) -> list[str]:
+    """Draws the experiment's figures into out_dir; on_figure(file name) is called before each is drawn."""
+    drawing = on_figure or (lambda _name: None)
     experiment, spec = outcome.experiment, outcome.experiment.spec
     lines = []
     for index, figure in enumerate(spec.figures):
@@ -230,6 +233,7 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
                     else:
                         heading = (f"{number}: " if number else "") + f"{row}, congestion window and queue" + \
                             (f", {figure.title}" if figure.title else "")
+                    drawing(name)
                     window_figure(out_dir / name, _titled(outcome, heading), row_algorithm(spec.rows[r]), panels)
                     lines += [f"![{number or row}]({name})", ""]
         elif figure.kind == "lines":
@@ -242,6 +246,7 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
             # So do values over two decades or more (seed 001's throughput ratios, 1 to 500).
             means = [m for _, lines_ in panels for line in lines_ for m in line[3] if m == m]
             log_y = bool(means) and min(means) > 0 and max(means) / min(means) >= 100
+            drawing(name)
             lines_figure(out_dir / name, title, xlabel, metric.title, panels, log_x=log_x, log_y=log_y)
             lines += [f"![{title}]({name})", ""]
         elif figure.kind == "bars":
@@ -255,6 +260,7 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
                                    [s.mean if s is not None else float("nan") for s in stats]))
                 panels.append((spec.cells[c].name, groups))
             name = f"{base}.png"
+            drawing(name)
             bars_figure(out_dir / name, title, metrics[0].unit,
                         [m.label or m.name for m in metrics], panels)
             lines += [f"![{title}]({name})", ""]
@@ -267,6 +273,7 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
                         panels.append((spec.cells[c].name, _series_lines(figure.column, *found)))
                 if panels:
                     name = f"{base}-{_slug(spec.rows[r].name)}.png"
+                    drawing(name)
                     timeseries_figure(out_dir / name, _titled(outcome, f"{figure.title or spec.title}: {spec.rows[r].name}"),
                                       SERIES_LABEL.get(figure.column, figure.column), panels)
                     lines += [f"![{spec.rows[r].name}]({name})", ""]
@@ -411,9 +418,11 @@ def write_study_report(reproduction: Reproduction, out_dir: Path,
     lines += ["Experiments:", ""] + [f"- [{o.experiment.spec.title}](#{_slug(o.experiment.spec.title)})"
                                       for o in reproduction.outcomes] + [""]
     for done, outcome in enumerate(reproduction.outcomes):
+        title = outcome.experiment.spec.title
         if progress:
-            progress(done, len(reproduction.outcomes), outcome.experiment.spec.title)
-        lines += _experiment_markdown(outcome, out_dir)
+            progress(done, len(reproduction.outcomes), title)
+        lines += _experiment_markdown(outcome, out_dir, on_figure=None if progress is None else (
+            lambda name, done=done, title=title: progress(done, len(reproduction.outcomes), f"{name}, {title}")))
     page = out_dir / "report.md"
     page.write_text("\n".join(lines) + "\n", encoding="utf-8")
     _values_csv(reproduction, out_dir / "values.csv")
