@@ -411,7 +411,8 @@ def write_study_report(reproduction: Reproduction, out_dir: Path,
         lines += [f"*{QUICK_NOTE}; the paper's and ns-2.35's numbers are shown for scale, without differences.*", ""]
     lines += [f"{MEASURE_NOTE}.", ""]
     lines += [f"{sweep.planned} runs: {sweep.already_stored} found in the store, {sweep.done} computed, "
-              f"{sweep.failed} failed; wall time {reproduction.wall_s:.1f} s.",
+              f"{sweep.failed} failed; the runs and their measures took {reproduction.wall_s:.1f} s of wall time "
+              "(the tables, this page and the figures came after).",
               f"Findings: {counts['holds']} hold, {counts['fails']} fail, {counts['not checked']} not checked. "
               "Numbers are delivered packets x 1500 B per second unless said otherwise; `± sd` and the "
               "range are over seeds.", ""]
