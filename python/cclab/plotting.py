@@ -96,6 +96,7 @@ def build_window_figure(title: str, algorithm: str, panels: list[tuple[str, dict
 
 # Line styles for several lines of one algorithm (a grid's other axes: one line per delay, say).
 LINE_STYLES = ("-", "--", ":", "-.")
+VARIANT_FILLS = ("full", "none", "left", "bottom")
 
 
 def lines_figure(path: Path, title: str, xlabel: str, ylabel: str,
@@ -119,8 +120,12 @@ def build_lines_figure(title: str, xlabel: str, ylabel: str,
         for label, algorithm, x, mean, std, variant in lines:
             s = style(algorithm)
             dashes = LINE_STYLES[variant % len(LINE_STYLES)] if algorithm in several else s["linestyle"]
-            drawn = ax.errorbar(x, mean, yerr=std if any(std) else None, color=s["color"], marker=s["marker"], ms=5,
-                                lw=1.2, ls=dashes, capsize=2, label=label, mec="black", mew=0.4)
+            # Several lines of one algorithm keep its marker's shape and differ by its fill too: a line of
+            # one point (a quick run's single x) has no dashes to tell it by.
+            fill = VARIANT_FILLS[variant % len(VARIANT_FILLS)] if algorithm in several else "full"
+            drawn = ax.errorbar(x, mean, yerr=std if any(std) else None, color=s["color"], marker=s["marker"],
+                                ms=6 if algorithm in several else 5, lw=1.2, ls=dashes, capsize=2, label=label,
+                                mec="black", mew=0.5, fillstyle=fill)
             legend.setdefault(label, drawn)
         if log_x:
             ax.set_xscale("log")
