@@ -19,7 +19,7 @@ fi
 # shown if the install fails.
 echo "setup: Python dependencies and the engine (release build; a few minutes the first time)" >&2
 log=.venv/setup.log
-progress='^ *(Compiling|Finished|Building|Built wheel|Successfully installed)|^(warning|error)'
+progress='^ *(Compiling|Finished|Building editable|Building wheel)|^(warning|error)'
 if ! .venv/bin/python -m pip install -v -e '.[cluster,test]' 2>&1 | tee "$log" \
         | { grep --line-buffered -E "$progress" || true; } >&2; then
     echo "error: the install failed; the end of $log:" >&2
