@@ -14,7 +14,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 # The package (and its engine, compiled by maturin), the Dask cluster executor (the `cluster` extra) and the
-# test tools. The release build takes about two minutes on a fresh machine, so cargo's own lines
+# test tools. The release build takes minutes on a fresh machine (2 to 6 on 2 shared cores), so cargo's own lines
 # (Compiling ..., Finished ...) are shown as it goes; pip's are kept in .venv/setup.log, whose end is
 # shown if the install fails.
 echo "setup: Python dependencies and the engine (release build; a few minutes the first time)" >&2

@@ -178,7 +178,7 @@ def queues_command(name: str | None, as_json: bool) -> None:
 @click.option("--list", "list_only", is_flag=True, help="List the experiments that can be reproduced.")
 @click.option("--only", "only", multiple=True, metavar="PART",
               help="Run only this part of the study (e.g. table1, figure9-10); repeatable.")
-@click.option("--quick", is_flag=True, help="Shorter runs, fewer points and seeds: the shapes in about two minutes.")
+@click.option("--quick", is_flag=True, help="Shorter runs, fewer points and seeds: the shapes, not the paper's numbers, in minutes.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel runs (default: one per core).")
 @click.option("--cluster", metavar="ADDRESS", help="Run on Dask (as `cclab sweep --cluster`).")
 @click.option("--store", type=click.Path(file_okay=False, path_type=Path),
