@@ -218,14 +218,16 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
     started = time.perf_counter()
     executor = make_executor(cluster, jobs)
     show_bar = sys.stderr.isatty()
-    with _sweep_bar(study + (" (quick)" if quick else "")) if show_bar else nullcontext() as progress:
-        result = reproduce(selected, resolve_root(store), executor, quick=quick, progress=progress)
+    with _sweep_bar(study + (" (quick)" if quick else "")) if show_bar else nullcontext() as progress, \
+            _report_bar("measuring", after=progress) if show_bar else nullcontext() as measuring:
+        result = reproduce(selected, resolve_root(store), executor, quick=quick, progress=progress,
+                           measuring=measuring)
     for line in terminal_header(result):
         _stdout().print(line)
     for outcome in result.outcomes:
         _stdout().print(terminal_view(outcome))
     # The figures take a while (dozens of PNGs): a bar per experiment written.
-    with _report_bar() if show_bar else nullcontext() as report_progress:
+    with _report_bar("report and figures") if show_bar else nullcontext() as report_progress:
         page = write_study_report(result, out / (study + ("-quick" if quick else "")), progress=report_progress)
     wall_s = time.perf_counter() - started
     claims = result.claims
@@ -360,18 +362,32 @@ class _sweep_bar(_progress_bar):
 
 
 class _report_bar(_progress_bar):
-    """Experiments whose tables and figures are written, as a write_study_report progress callback."""
+    """Experiments measured, or whose tables and figures are written: a progress(done, total, what) callback.
+    The bar appears with the first call (measuring starts once the runs are done)."""
 
-    def __init__(self):
+    def __init__(self, label: str, after: _progress_bar | None = None):
         from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self._bar = Progress(TextColumn("report and figures"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+        self._after = after      # a bar to take down first (one live display at a time)
+        self._bar = Progress(TextColumn(label), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                              TextColumn("{task.description}"), TimeElapsedColumn(), console=Console(stderr=True),
                              transient=True)
-        self._task = self._bar.add_task("", total=None)
+        self._task = None
+
+    def __enter__(self) -> "_report_bar":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._task is not None:
+            self._bar.stop()
 
     def __call__(self, done: int, total: int, title: str) -> None:  # noqa: D102
+        if self._task is None:
+            if self._after is not None:
+                self._after._bar.stop()
+            self._bar.start()
+            self._task = self._bar.add_task("", total=total)
         self._bar.update(self._task, completed=done, total=total, description=title[:50])
 
 

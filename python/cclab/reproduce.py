@@ -125,8 +125,10 @@ def study_of(experiment_id: str) -> str:
 
 
 def reproduce(experiments: list[Experiment], store_root: Path, executor: Executor, quick: bool = False,
-              progress: Optional[Callable[[SweepProgress], None]] = None) -> Reproduction:
-    """Run (or find in the store) every run of `experiments`, all of one study, and measure them."""
+              progress: Optional[Callable[[SweepProgress], None]] = None,
+              measuring: Optional[Callable[[int, int, str], None]] = None) -> Reproduction:
+    """Run (or find in the store) every run of `experiments`, all of one study, and measure them.
+    `measuring(done, total, title)` is called before each experiment's runs are read back and measured."""
     started = time.perf_counter()
     studies = {study_of(e.id) for e in experiments}
     if len(studies) != 1:
@@ -152,7 +154,11 @@ def reproduce(experiments: list[Experiment], store_root: Path, executor: Executo
         report.done += report_retry.done
         report.failed = report_retry.failed
         report.failures += report_retry.failures
-    outcomes = [_measure(plan, store) for plan in plans]
+    outcomes = []
+    for done, plan in enumerate(plans):
+        if measuring:
+            measuring(done, len(plans), plan.experiment.spec.title)
+        outcomes.append(_measure(plan, store))
     return Reproduction(study, quick, outcomes, report, time.perf_counter() - started)
 
 
