@@ -86,6 +86,14 @@ def test_lines_bars_and_timeseries_keep_their_legends_off_the_data():
     for algorithm, s in STYLE.items():
         assert drawn[s["label"]].get_color() == s["color"] and drawn[s["label"]].get_marker() == s["marker"]
     matplotlib.pyplot.close(fig)
+    # A total of all flows gets the link's capacity as a line, in the legend too.
+    fig = build_lines_figure("Figure 12", "B/BDP", "total goodput (Mbit/s)", [("", [line("highspeed", 199)])],
+                             capacity=200.0)
+    capacity = [h for h in fig.axes[0].get_lines() if h.get_label() == "C (link capacity)"]
+    assert [list(h.get_ydata()) for h in capacity] == [[200.0, 200.0]]
+    assert "C (link capacity)" in [t.get_text() for t in fig.legends[0].get_texts()]
+    assert not _overlaps_data(fig)
+    matplotlib.pyplot.close(fig)
     fig = build_bars_figure("Figure 13", "Mbit/s", ["0.5-5 s", "5-50 s", "last 50 s"],
                             [("10 flows", [("NewReno", "newreno", [700, 900, 950]), ("CUBIC", "cubic", [800, 950, 990])])])
     assert not _overlaps_data(fig)

@@ -101,13 +101,13 @@ VARIANT_FILLS = ("full", "none", "left", "bottom")
 
 def lines_figure(path: Path, title: str, xlabel: str, ylabel: str,
                  panels: list[tuple[str, list[tuple[str, str, list[float], list[float], list[float], int]]]],
-                 log_x: bool = False, log_y: bool = False) -> Path:
-    return save(build_lines_figure(title, xlabel, ylabel, panels, log_x, log_y), path)
+                 log_x: bool = False, log_y: bool = False, capacity: float | None = None) -> Path:
+    return save(build_lines_figure(title, xlabel, ylabel, panels, log_x, log_y, capacity), path)
 
 
 def build_lines_figure(title: str, xlabel: str, ylabel: str,
                        panels: list[tuple[str, list[tuple[str, str, list[float], list[float], list[float], int]]]],
-                       log_x: bool = False, log_y: bool = False):
+                       log_x: bool = False, log_y: bool = False, capacity: float | None = None):
     """Lines against x, a panel per entry (seed 000, Figures 9-12; seed 001, Figure 3 has a panel per
     buffer size). A line is (label, algorithm, x, mean, std, variant): colour, marker and dashes from the
     algorithm; when a panel has several lines of one algorithm, `variant` picks the dashes instead. Error
@@ -127,6 +127,10 @@ def build_lines_figure(title: str, xlabel: str, ylabel: str,
                                 ms=6 if algorithm in several else 5, lw=1.2, ls=dashes, capsize=2, label=label,
                                 mec="black", mew=0.5, fillstyle=fill)
             legend.setdefault(label, drawn)
+        if capacity is not None:
+            # The link's capacity, C: a total above it is in-order delivery's burst at a window's edge.
+            legend.setdefault("C (link capacity)", ax.axhline(capacity, color="0.45", lw=0.9, ls=(0, (1, 2)),
+                                                             label="C (link capacity)"))
         if log_x:
             ax.set_xscale("log")
         if log_y:

@@ -18,7 +18,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from .experiment import MetricSpec, RowSpec
+from .experiment import UNIT_SCALE, MetricSpec, RowSpec
 from .plotting import bars_figure, lines_figure, timeseries_figure, window_figure
 from .reproduce import ExperimentOutcome, Reproduction, Stats
 
@@ -247,7 +247,8 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path, on_figure: Optional[Call
             means = [m for _, lines_ in panels for line in lines_ for m in line[3] if m == m]
             log_y = bool(means) and min(means) > 0 and max(means) / min(means) >= 100
             drawing(name)
-            lines_figure(out_dir / name, title, xlabel, metric.title, panels, log_x=log_x, log_y=log_y)
+            lines_figure(out_dir / name, title, xlabel, metric.title, panels, log_x=log_x, log_y=log_y,
+                         capacity=_capacity(outcome, metric))
             lines += [f"![{title}]({name})", ""]
         elif figure.kind == "bars":
             metrics = [experiment.metric(m) for m in figure.metrics]
@@ -342,6 +343,18 @@ def _line_panels(outcome: ExperimentOutcome, figure, rows: list[int], cells: lis
                               [s.mean for _, s in points], [s.std for _, s in points], variant))
         panels.append(("" if panel is None else f"{figure.panels}={panel:g}", lines))
     return x_axis, panels
+
+
+def _capacity(outcome: ExperimentOutcome, metric: MetricSpec) -> Optional[float]:
+    """The bottleneck's rate in the metric's unit, when the metric is the rate of all flows together and
+    every run has the same bottleneck: drawn as a line, so that a rate above it (in-order delivery's
+    bursts; MEASURE_NOTE) is seen for what it is."""
+    if not metric.rate or metric.flows != "sum" or metric.cc is not None or metric.group is not None:
+        return None
+    rates = {run.run.config.get("bottleneck", {}).get("rate_bps") for run in outcome.plan.runs}
+    if len(rates) != 1 or not next(iter(rates)):
+        return None
+    return next(iter(rates)) * UNIT_SCALE[metric.unit]
 
 
 def _titled(outcome: ExperimentOutcome, title: str) -> str:
