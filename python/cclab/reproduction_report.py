@@ -215,18 +215,23 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path, on_figure: Optional[Call
         rows = [r for r in outcome.plan.rows if not figure.rows or spec.rows[r].name in figure.rows]
         chosen = set(experiment.select_cells(figure.cells, figure.where))
         cells = [c for c in outcome.plan.cells if c in chosen]
+        if figure.cells:   # in the order the figure names them (the paper's panels (a), (b), ...)
+            order = {name: i for i, name in enumerate(figure.cells)}
+            cells.sort(key=lambda c: order.get(spec.cells[c].name, len(order)))
         base = figure.file or f"{spec.id}-{figure.kind}-{index}"
         title = _titled(outcome, figure.title or spec.title)
         if figure.kind == "window":
             for r in rows:
                 panels = []
-                for c in cells:
+                row = spec.rows[r].name
+                number = figure.numbers.get(row)
+                for k, c in enumerate(cells):
                     found = outcome.series(r, c)
                     if found is not None:
-                        panels.append((spec.cells[c].name, _window_panel(*found)))
+                        # A numbered figure's panels are lettered as the paper's: (a), (b), ...
+                        label = f"({chr(ord('a') + k)}) {spec.cells[c].name}" if number else spec.cells[c].name
+                        panels.append((label, _window_panel(*found)))
                 if panels:
-                    row = spec.rows[r].name
-                    number = figure.numbers.get(row)
                     name = f"{base}-{_slug(row)}.png" if number is None else f"{_slug(number)}.png"
                     if figure.title and len(rows) == 1 and not number:
                         heading = figure.title        # names the figure and its row already
