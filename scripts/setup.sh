@@ -14,5 +14,16 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 # The package (and its engine, compiled by maturin), the Dask cluster executor (the `cluster` extra) and the
-# test tools.
-.venv/bin/python -m pip install --quiet -e '.[cluster,test]'
+# test tools. The release build takes minutes on a fresh machine (2 to 6 on 2 shared cores), so cargo's own lines
+# (Compiling ..., Finished ...) are shown as it goes; pip's are kept in .venv/setup.log, whose end is
+# shown if the install fails.
+echo "setup: Python dependencies and the engine (release build; a few minutes the first time)" >&2
+log=.venv/setup.log
+progress='^ *(Compiling|Finished|Building editable|Building wheel)|^(warning|error)'
+if ! .venv/bin/python -m pip install -v -e '.[cluster,test]' 2>&1 | tee "$log" \
+        | { grep --line-buffered -E "$progress" || true; } >&2; then
+    echo "error: the install failed; the end of $log:" >&2
+    tail -n 40 "$log" >&2
+    exit 1
+fi
+echo "setup: done" >&2

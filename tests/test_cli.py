@@ -85,9 +85,18 @@ def test_run_json(example, fake_engine, capsys):
 def test_run_table(example, fake_engine, capsys):
     status, out, err = invoke(capsys, "run", str(example), "--set", "flows.0.count=2")
     assert status == 0
-    for word in ("goodput Mbit/s", "retransmissions", "newreno", "utilisation", "90.0 %", "Jain"):
+    for word in ("goodput", "Mbit/s", "retrans-", "missions", "newreno", "utilisation", "90.0 %", "Jain"):
         assert word in out
     assert "Traceback" not in err
+
+
+def test_run_table_fits_80_columns_without_cutting_a_heading(example, fake_engine, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    status, out, _ = invoke(capsys, "run", str(example), "--set", "flows.0.count=2")
+    assert status == 0
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "…" not in out
+    assert "seed000-newreno.toml: measured from" in out and "retrans-" in out
 
 
 def test_run_out_and_quiet(example, fake_engine, capsys, tmp_path):
@@ -105,6 +114,15 @@ def test_algorithms(fake_engine, capsys):
     assert status == 0 and json.loads(out)["name"] == "newreno"
     status, out, err = invoke(capsys, "algorithms", "vegas")
     assert status == 2 and err.strip() == "error: 'vegas' is not a known algorithm; use one of newreno, cubic"
+
+
+def test_algorithms_list_the_default_variant_first():
+    # The engine lists cubic's variants as linux-2.6.22, then rfc9438, its default: shown default first.
+    from cclab.report import _variant_names
+
+    entry = {"name": "cubic", "default_variant": "rfc9438",
+             "variants": [{"name": "linux-2.6.22"}, {"name": "rfc9438"}, {"name": "paper"}]}
+    assert _variant_names(entry) == "rfc9438 (default), linux-2.6.22, paper"
 
 
 def test_engine_not_built(example, no_engine, capsys):

@@ -129,7 +129,8 @@ def test_jain_index_worked_examples():
 
 CONFIG = {"packet_size": 1500, "header_size": 40, "bottleneck": {"rate_bps": 10_000_000},
           "run": {"measure_from_ns": 10 * 10**9, "duration_ns": 20 * 10**9}}
-SUMMARY = pd.DataFrame({"flow": [1, 0], "delivered_bps": [3e6, 6e6], "goodput_bps": [2.92e6, 5.84e6]})
+SUMMARY = pd.DataFrame({"flow": [1, 0], "delivered_bps": [3e6, 6e6], "goodput_bps": [2.92e6, 5.84e6],
+                        "bottleneck_utilization": [0.9, 0.9]})
 SERIES = pd.DataFrame({"time_s": [1.0, 1.0, 2.0, 2.0], "flow": [0, 1, 0, 1], "delivered": [100, 50, 300, 60]})
 
 
@@ -149,6 +150,40 @@ def test_metrics_from_the_summary_and_from_windows():
         measure("delivered_bps", 0, (int(1.5e9), 2 * 10**9), CONFIG, SUMMARY, series)
     with pytest.raises(MeasureError, match="flow 2 does not exist"):
         measure("delivered_bps", 2, None, CONFIG, SUMMARY, series)
+
+
+def test_utilisation_is_the_links_bytes_on_the_wire_never_above_one():
+    # 10 Mbit/s for 1 s (1-2 s) carries 1,250,000 bytes. The link's count says 1,251,500: a packet
+    # started just before 2 s counts whole (the count is taken at the start of a transmission), 1.0012 of
+    # capacity, which is clipped to 1. Over the run's measurement window the summary's own figure is used.
+    queue = pd.DataFrame({"time_s": [1.0, 2.0], "bytes_tx": [1_000_000, 2_251_500]})
+    window = (10**9, 2 * 10**9)
+    assert measure("utilisation", "sum", window, CONFIG, SUMMARY, lambda: SERIES, queue=lambda: queue) == 1.0
+    half = queue.assign(bytes_tx=[1_000_000, 1_625_000])       # 625,000 bytes: half the capacity
+    assert measure("utilisation", "sum", window, CONFIG, SUMMARY, lambda: SERIES, queue=lambda: half) == 0.5
+    assert measure("utilisation", "sum", None, CONFIG, SUMMARY, lambda: SERIES) == 0.9
+    with pytest.raises(MeasureError, match="bytes on the wire between 1 s and 2 s are not stored"):
+        measure("utilisation", "sum", window, CONFIG, SUMMARY, lambda: SERIES, queue=lambda: queue[["time_s"]])
+
+
+def test_goodput_clipped_to_what_crossed_the_link():
+    # In 1-2 s flow 0 gets 900 packets in order and flow 1 100: 1000 x 1500 B = 1,500,000 bytes, 12 Mbit/s
+    # on a 10 Mbit/s link (a hole filled just after 1 s released packets that crossed before). The link put
+    # 1,200,000 bytes on the wire in the window, so clipped every flow is scaled by 1,200,000 / 1,500,000
+    # = 0.8: flow 0 900 x 12,000 bit x 0.8 = 8,640,000 bit/s, the sum 9.6 Mbit/s, flow 1's goodput
+    # 100 x 1460 x 8 x 0.8 = 934,400 bit/s. Unclipped, the values are as before.
+    burst = pd.DataFrame({"time_s": [1.0, 1.0, 2.0, 2.0], "flow": [0, 1, 0, 1], "delivered": [100, 50, 1000, 150]})
+    queue = pd.DataFrame({"time_s": [1.0, 2.0], "bytes_tx": [1_000_000, 2_200_000]})
+    window = (10**9, 2 * 10**9)
+    args = (window, CONFIG, SUMMARY, lambda: burst)
+    assert measure("delivered_bps", "sum", *args, queue=lambda: queue) == 12_000_000
+    assert measure("delivered_bps", "sum", *args, queue=lambda: queue, clip=True) == pytest.approx(9_600_000)
+    assert measure("delivered_bps", 0, *args, queue=lambda: queue, clip=True) == pytest.approx(8_640_000)
+    assert measure("goodput_bps", 1, *args, queue=lambda: queue, clip=True) == pytest.approx(934_400)
+    # A ratio and Jain's index do not change with a common factor; a window within capacity is not touched.
+    assert measure("jain", "sum", *args, queue=lambda: queue, clip=True) == measure("jain", "sum", *args)
+    assert measure("delivered_bps", 0, window, CONFIG, SUMMARY, lambda: SERIES, queue=lambda: queue,
+                   clip=True) == 2_400_000
 
 
 # --- claims ------------------------------------------------------------------------------------------
@@ -181,7 +216,16 @@ def test_claims_on_worked_values(tmp_path, claim, status):
 def test_claims_in_quick_mode_and_without_results(tmp_path):
     experiment = load_experiment(write(tmp_path))
     quick = plan_experiment(experiment, quick=True)
-    assert check_claim(ClaimSpec(text="t", metric="total", at_least=0), quick, {}).status == "not checked"
+    unmarked = check_claim(ClaimSpec(text="t", metric="total", at_least=0), quick, {})
+    # The reason names what quick mode changed here: 2 s runs of 20 s (time_scale 0.1), 2 of 3 seeds, 1 of
+    # the 2 cells.
+    assert unmarked.status == "not checked"
+    assert unmarked.detail == ("not a quick-mode finding: quick mode has runs of 2 s instead of 20 s, 2 seeds "
+                               "instead of 3, 2 of 2 rows x 1 of 2 cells, too little for it to hold reliably; "
+                               "the full study checks it")
+    only_half = ClaimSpec(text="t", metric="total", at_least=0, quick=True, cells=["B/BDP=0.5"])
+    assert check_claim(only_half, quick, {}).detail == ("quick mode runs none of its rows or cells; the full study "
+                                                        "checks it")
     marked = ClaimSpec(text="t", metric="total", at_least=0, quick=True)
     assert check_claim(marked, quick, {}).detail == "no finished runs to compare"
     assert check_claim(marked, quick, {("total", 0, 1): 5.0}).status == "holds"
@@ -318,7 +362,8 @@ def test_ratio_min_max_and_flows_of_one_algorithm():
     assert measure("delivered_bps", "spread", None, CONFIG, MIXED, series) == 4e6
     # Only the NewReno flow: 2 Mbit/s, whether summed or averaged.
     assert measure("delivered_bps", "mean", None, CONFIG, MIXED, series, cc="newreno") == 2e6
-    assert measure("utilisation", "sum", None, CONFIG, MIXED, series, cc="compound") == 0.6
+    with pytest.raises(MeasureError, match="utilisation is the link's"):
+        measure("utilisation", "sum", None, CONFIG, MIXED, series, cc="compound")
     with pytest.raises(MeasureError, match="no flow runs bic; the run's flows run compound, newreno"):
         measure("delivered_bps", "sum", None, CONFIG, MIXED, series, cc="bic")
     with pytest.raises(MeasureError, match="needs two flows"):
@@ -339,3 +384,24 @@ def test_add_flows_appends_entries_the_rows_cc_covers():
     assert [f["group"] for f in flows[-2:]] == ["high-speed-160ms"] * 2
     assert all(f["cc"]["name"] == "scalable" and f["src_access_delay_ns"] == 35_000_000 for f in flows[-2:])
     assert [f["group"] for f in flows[:8]] == ["high-speed"] * 8
+def test_every_finding_of_a_study_has_its_own_text():
+    # Two findings with one text and two verdicts ("holds" and "not checked") read as a contradiction; a
+    # finding checked in parts names each part ([STCP on host A], [STCP on host B]).
+    from cclab.experiment import list_experiments
+
+    for experiment_id, path in list_experiments().items():
+        texts = [claim.text for claim in load_experiment(path).spec.claims]
+        assert len(texts) == len(set(texts)), experiment_id
+
+
+def test_metric_labels_name_the_windows_measured(tmp_path):
+    # "{window}" and "{length}" become the window the runs are measured over: 2-10 s and 8 s in full,
+    # scaled by quick mode's 0.1 to 0.2-1 s and 0.8 s; the default window is the run's (10-20 s, 1-2 s).
+    text = EXPERIMENT.replace('window = ["2s", "10s"]', 'window = ["2s", "10s"]\nlabel = "A, {window} ({length})"')
+    text = text.replace('name = "total"\n[[metrics]]', 'name = "total"\nlabel = "last {length}"\n[[metrics]]', 1)
+    text = text.replace("[quick]", '[quick]\ntitle = "toy, one cell"')
+    experiment = load_experiment(write(tmp_path, text))
+    full, quick = plan_experiment(experiment), plan_experiment(experiment, quick=True)
+    assert [m.label for m in full.experiment.metrics] == ["last 10 s", "A, 2-10 s (8 s)"]
+    assert [m.label for m in quick.experiment.metrics] == ["last 1 s", "A, 0.2-1 s (0.8 s)"]
+    assert (full.experiment.spec.title, quick.experiment.spec.title) == ("toy", "toy, one cell")

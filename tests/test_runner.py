@@ -108,3 +108,12 @@ def test_missing_engine(example, no_engine):
 
 def test_version():
     assert isinstance(cclab.__version__, str) and cclab.__version__
+
+
+def test_a_misspelt_summary_key_names_the_right_one(example, fake_engine):
+    result = cclab.run(example, SHORT)
+    assert result.bottleneck["utilization"] == 0.9
+    with pytest.raises(KeyError, match="'utilisation': the key is spelled 'utilization'"):
+        result.bottleneck["utilisation"]
+    with pytest.raises(KeyError, match="'speed': not a figure of the summary; it has drops"):
+        result.bottleneck["speed"]

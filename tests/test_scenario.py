@@ -166,6 +166,11 @@ def test_queue_that_rounds_to_zero_packets(example_dict):
     (lambda d: d["run"].update(duration="0s"), "scenario error: run.duration: the run lasts no time"),
     (lambda d: d["network"].update(packet_size="1500"), "scenario error: network.packet_size: '1500' is not an integer"),
     (lambda d: d["network"].update(header_size=1500), "scenario error: network.header_size: 1500 leaves no payload"),
+    # Only packet_size written: it is the field to blame, not the default header_size.
+    (lambda d: d["network"].update(packet_size=20), "scenario error: network.packet_size: 20 bytes leave no payload "
+                                                    "after the 40 bytes of headers (header_size); use more than 40 bytes"),
+    (lambda d: d["run"].update(duration="1e12s"), "scenario error: run.duration: '1e12s' is longer than the engine "
+                                                  "counts; use at most 18,446,744,073 s (about 585 years)"),
     (lambda d: d["network"]["bottleneck"].update(loss_rate=1.0), "scenario error: network.bottleneck.loss_rate: 1.0 is too large"),
     (lambda d: d["network"]["bottleneck"]["queue"].update(discipline="red"), "scenario error: network.bottleneck.queue.discipline: 'red' is not a known queue discipline; use one of droptail"),
     (lambda d: d["flows"][0].update(recovery="tahoe"),

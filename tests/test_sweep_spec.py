@@ -28,10 +28,14 @@ def test_example_sweep_expands_to_eight_runs():
     sweep = load_sweep(TABLE1)
     assert sweep.study == "sweep-table1-newreno-cubic"
     assert (len(sweep.runs), sweep.points, sweep.replications) == (8, 4, 2)
-    assert sweep.fields == ["flows.0.cc", "network.bottleneck.queue.size", "run.duration", "run.measure_from"]
+    assert sweep.fields == ["flows.0.start_jitter", "flows.0.cc", "network.bottleneck.queue.size", "run.duration",
+                            "run.measure_from"]
     first = sweep.runs[0]
-    assert first.params == {"flows.0.cc": "newreno", "network.bottleneck.queue.size": "0.1bdp",
-                            "run.duration": "60s", "run.measure_from": "30s"}
+    assert first.params == {"flows.0.start_jitter": "1s", "flows.0.cc": "newreno",
+                            "network.bottleneck.queue.size": "0.1bdp", "run.duration": "60s", "run.measure_from": "30s"}
+    # The start is drawn from the run's seed, so the replications of a point differ (the scenario draws
+    # nothing else: without it, two replications were the same run twice).
+    assert first.config["flows"][0]["start_jitter_ns"] == 10**9
     assert first.config["run"]["duration_ns"] == 60 * 10**9
     assert first.config["bottleneck"]["queue"]["limit_packets"] == 167
     # Points in the order written (first field outermost), replications innermost.

@@ -46,6 +46,24 @@ def _argument(value: float | str | list) -> str:
     return _fmt(value)
 
 
+def quick_reason(plan: Plan) -> str:
+    """Why a finding is left to the full study in quick mode, from what quick mode changed in this
+    experiment: shorter runs, fewer seeds, fewer cells or rows."""
+    spec = plan.experiment.spec
+    changes = []
+    if plan.time_scale != 1 and plan.runs:
+        quick_s = plan.runs[0].run.config["run"]["duration_ns"] / 1e9
+        changes.append(f"runs of {quick_s:g} s instead of {quick_s / plan.time_scale:g} s")
+    if plan.replications < spec.replications:
+        changes.append(f"{plan.replications} seed{'s' if plan.replications != 1 else ''} instead of "
+                       f"{spec.replications}")
+    if len(plan.cells) < len(spec.cells) or len(plan.rows) < len(spec.rows):
+        changes.append(f"{len(plan.rows)} of {len(spec.rows)} rows x {len(plan.cells)} of {len(spec.cells)} cells")
+    what = ", ".join(changes) or "quick settings"
+    return (f"not a quick-mode finding: quick mode has {what}, too little for it to hold reliably; "
+            "the full study checks it")
+
+
 def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], float]) -> ClaimResult:
     """Evaluate one claim; `means` maps (metric, row, cell) to the mean over replications, in the metric's
     unit (missing: the run failed or was not run)."""
@@ -60,9 +78,10 @@ def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], 
     rows = [r for r in rows if r in plan.rows]
     cells = [c for c in cells if c in plan.cells]
     if plan.quick and not claim.quick:
-        return ClaimResult(claim.text, "not checked", "checked on full runs only")
+        return ClaimResult(claim.text, "not checked", quick_reason(plan))
     if not rows or not cells:
-        return ClaimResult(claim.text, "not checked", "none of its rows or cells were run")
+        what = "quick mode runs none of its rows or cells" if plan.quick else "none of its rows or cells were run"
+        return ClaimResult(claim.text, "not checked", what + "; the full study checks it")
 
     def value(metric: str, r: int, c: int) -> float | None:
         return means.get((metric, r, c))

@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,7 +44,8 @@ def _stdout() -> Console:
     # a saved report reads better unwrapped.
     from rich.console import Console
 
-    return Console() if sys.stdout.isatty() else Console(width=120)
+    # $COLUMNS, when set, wins either way (rich reads it): a person checking the 80-column layout.
+    return Console() if sys.stdout.isatty() or os.environ.get("COLUMNS") else Console(width=120)
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -176,7 +178,7 @@ def queues_command(name: str | None, as_json: bool) -> None:
 @click.option("--list", "list_only", is_flag=True, help="List the experiments that can be reproduced.")
 @click.option("--only", "only", multiple=True, metavar="PART",
               help="Run only this part of the study (e.g. table1, figure9-10); repeatable.")
-@click.option("--quick", is_flag=True, help="Shorter runs, fewer points and seeds: the shapes in about two minutes.")
+@click.option("--quick", is_flag=True, help="Shorter runs, fewer points and seeds: the shapes, not the paper's numbers, in minutes.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel runs (default: one per core).")
 @click.option("--cluster", metavar="ADDRESS", help="Run on Dask (as `cclab sweep --cluster`).")
 @click.option("--store", type=click.Path(file_okay=False, path_type=Path),
@@ -197,7 +199,7 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
     from .experiment import experiments_root, list_experiments, load_experiment
     from .reproduce import reproduce, study_of
     from .html_report import write_index
-    from .reproduction_report import QUICK_NOTE, counts_text, terminal_view, write_study_report
+    from .reproduction_report import counts_text, terminal_header, terminal_view, write_study_report
     from .store import resolve_root, results_version
 
     available = list_experiments()
@@ -236,21 +238,28 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
             raise CclabError(f"{missing} of {total} runs of {study} are not in the store {resolve_root(store)} for "
                              f"cclab {results_version()}; run `cclab reproduce {study}` first (the docs are "
                              "written from stored runs only)")
+    started = time.perf_counter()
     executor = make_executor(cluster, jobs)
     show_bar = sys.stderr.isatty()
-    with _sweep_bar(study + (" (quick)" if quick else "")) if show_bar else nullcontext() as progress:
-        result = reproduce(selected, resolve_root(store), executor, quick=quick, progress=progress)
-    if quick:   # said before the tables, which show the paper's values beside numbers not comparable to them
-        _stdout().print(_text(QUICK_NOTE, style="bold yellow"))
+    with _sweep_bar(study + (" (quick)" if quick else "")) if show_bar else nullcontext() as progress, \
+            _report_bar("measuring", after=progress) if show_bar else nullcontext() as measuring:
+        result = reproduce(selected, resolve_root(store), executor, quick=quick, progress=progress,
+                           measuring=measuring)
+    for line in terminal_header(result):
+        _stdout().print(line)
     for outcome in result.outcomes:
         _stdout().print(terminal_view(outcome))
-    report = write_study_report(result, out / (study + ("-quick" if quick else "")))
-    index = write_index(out)
+    # The figures take a while (dozens of PNGs): a bar per experiment written.
+    with _report_bar("report and figures") if show_bar else nullcontext() as report_progress:
+        report = write_study_report(result, out / (study + ("-quick" if quick else "")), progress=report_progress)
+        index = write_index(out)
+    wall_s = time.perf_counter() - started
     sweep = result.sweep_report
     _stderr().print(f"{study}: {sweep.planned} runs ({sweep.already_stored} reused, {sweep.done} computed, "
                     f"{sweep.failed} failed); findings: {counts_text(report.counts())}; "
-                    f"wall time {result.wall_s:.1f} s; report: {report.html_path} (and report.md; all studies: "
-                    f"{index})", markup=False)
+                    f"wall time {wall_s:.1f} s ({result.wall_s:.1f} s runs and measures, "
+                    f"{wall_s - result.wall_s:.1f} s tables, report and figures); report: {report.html_path} "
+                    f"(and report.md; all studies: {index})", markup=False)
     if write_docs:
         from .doc_numbers import values_path, write_docs as rewrite
         from .reproduction_report import write_values_csv
@@ -516,6 +525,36 @@ class _sweep_bar(_progress_bar):
     def __call__(self, state) -> None:  # noqa: D102 - state is a cclab.sweeper.SweepProgress
         self._bar.update(self._task, completed=state.done + state.failed, total=state.total,
                          done=state.done, failed=state.failed, running=state.running)
+
+
+class _report_bar(_progress_bar):
+    """Experiments measured, or whose tables and figures are written: a progress(done, total, what) callback.
+    The bar appears with the first call (measuring starts once the runs are done)."""
+
+    def __init__(self, label: str, after: _progress_bar | None = None):
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self._after = after      # a bar to take down first (one live display at a time)
+        self._bar = Progress(TextColumn(label), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                             TextColumn("{task.description}"), TimeElapsedColumn(), console=Console(stderr=True),
+                             transient=True)
+        self._task = None
+
+    def __enter__(self) -> "_report_bar":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._task is not None:
+            self._bar.stop()
+
+    def __call__(self, done: int, total: int, title: str) -> None:  # noqa: D102
+        if self._task is None:
+            if self._after is not None:
+                self._after._bar.stop()
+            self._bar.start()
+            self._task = self._bar.add_task("", total=total)
+        self._bar.update(self._task, completed=done, total=total, description=title[:50])
 
 
 @cli.group("results")

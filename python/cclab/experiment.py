@@ -80,6 +80,8 @@ class RowSpec(_Spec):
 
 class MetricSpec(_Spec):
     name: str
+    # May name its measurement window: "{window}" becomes "10-100 s" and "{length}" "90 s", from the window
+    # the runs are measured over (scaled in quick mode), so a label never names a window the runs did not have.
     label: Optional[str] = None
     of: Literal["delivered_bps", "goodput_bps", "utilisation", "jain", "queue", "state",
                 "synchronisation", "share", "bic_phase"] = "delivered_bps"
@@ -160,6 +162,9 @@ class FigureSpec(_Spec):
     column: Optional[str] = None
     group: Optional[Union[str, list[str]]] = None   # timeseries: only the flows of these [[flows]] groups
     every: Optional[str] = None              # timeseries "fairness": the interval of each index
+    # window: the paper's number of each row's figure ({ NewReno = "Figure 2" }); a numbered row's figure is
+    # titled and named by it (figure-2.png), the others by the row
+    numbers: dict[str, str] = Field(default_factory=dict)
 
 
 CLAIM_TESTS = ("at_least", "at_most", "between", "above_row", "below_row", "above_metric", "trend")
@@ -197,6 +202,7 @@ class ClaimSpec(_Spec):
 
 
 class QuickSpec(_Spec):
+    title: Optional[str] = None                              # the experiment's title in quick mode
     time_scale: float = Field(QUICK_TIME_SCALE, gt=0, le=1)   # durations and metric windows scale by this
     cells: list[str] = Field(default_factory=list)           # default: every cell
     where: Where = Field(default_factory=dict)               # cells by their coordinates
@@ -390,7 +396,7 @@ def load_experiment(path: str | Path) -> Experiment:
     for i, figure in enumerate(spec.figures):
         known(f"figures.{i}.metric", [figure.metric] if figure.metric else [], metrics)
         known(f"figures.{i}.metrics", figure.metrics, metrics)
-        known(f"figures.{i}.rows", figure.rows, rows)
+        known(f"figures.{i}.rows", figure.rows + list(figure.numbers), rows)
         selects(f"figures.{i}", figure.cells, figure.where)
         known(f"figures.{i}.x", [figure.x] if figure.x else [], labels)
         known(f"figures.{i}.panels", [figure.panels] if figure.panels else [], labels)
@@ -508,7 +514,23 @@ def plan_experiment(experiment: Experiment, quick: bool = False) -> Plan:
                 planned = PlannedRun(index=len(plan.runs), params=params, replication=k, seed=seed,
                                      config=run_config, scenario_hash=point_hash)
                 plan.runs.append(ExperimentRun(spec.id, r, c, k, planned))
+    if plan.runs:
+        plan.experiment = _as_planned(plan, plan.runs[0].run.config)
     return plan
+
+
+def _as_planned(plan: Plan, config: dict) -> Experiment:
+    """The experiment with the titles and labels of this plan: metric labels naming the windows measured
+    (scaled in quick mode), and the quick-mode title when quick mode runs fewer cells than the title names."""
+    spec = plan.experiment.spec.model_copy(deep=True)
+    if plan.quick and spec.quick.title:
+        spec.title = spec.quick.title
+    for metric in spec.metrics:
+        if metric.label and "{" in metric.label:
+            start, end = plan.window_ns(metric, config)
+            metric.label = metric.label.replace("{window}", f"{start / 1e9:g}-{end / 1e9:g} s").replace(
+                "{length}", f"{(end - start) / 1e9:g} s")
+    return Experiment(spec, plan.experiment.path)
 
 
 # --- finding experiments -----------------------------------------------------------------------------

@@ -2,7 +2,16 @@
 
 - `delivered_bps`: packets delivered in order to the receiver x packet size (the unit of seed 000's tables:
   199.8 Mbit/s on a 200 Mbit/s link); `goodput_bps`: the same in payload bytes.
-- `utilisation`: delivered bits / bottleneck rate, 1.0 = the link is full.
+- `utilisation`: bits the bottleneck put on the wire / what it could have carried (rate x window), 1.0 = the
+  link was busy the whole window. From the link's own byte count (the summary over the run's measurement
+  window, the queue series' cumulative `bytes_tx` over any other), so it cannot exceed 1 the way in-order
+  deliveries can (below); the count is taken when a packet's transmission starts, which can put a window
+  at most one packet over, and that packet is clipped off.
+- `clip = True` on a rate (measure(..., clip=True)): the rate clipped to what crossed the bottleneck in the
+  window. In-order delivery is bursty: a hole filled just after the window opens releases packets that
+  crossed the link before it, so the in-order count over a window can exceed the link's capacity (200.4
+  Mbit/s on 200 Mbit/s). Clipped, the flows' deliveries are scaled down, all by the same factor, until their
+  sum is no more than the bytes the bottleneck transmitted in the window.
 - `synchronisation`: seed 003's synchronisation ratio (Section III, `cclab.analysis.synchronisation`) of the
   flows measured (those running `cc`, or all the scenario's flows), with `threshold` a share of them.
 - `jain`: Jain's fairness index of the flows' delivered rates, (sum g)^2 / (N sum g^2) (Jain, Chiu, Hawe 1984;
@@ -56,6 +65,49 @@ def flow_rates(of: str, window: tuple[int, int] | None, config: dict, summary: p
     packets = _delivered_at(data, flows, end) - _delivered_at(data, flows, start)
     size = config["packet_size"] - (config["header_size"] if of == "goodput_bps" else 0)
     return packets * size * 8 / ((end - start) / 1e9)
+
+
+def _bytes_at(queue: pd.DataFrame, t_ns: int) -> float | None:
+    """The bottleneck's cumulative bytes on the wire at a sample time (None: no sample there)."""
+    if t_ns == 0:
+        return 0.0
+    at = queue[np.abs(queue["time_s"].to_numpy() * 1e9 - t_ns) < 1e3]  # within 1 µs: float seconds
+    return float(at["bytes_tx"].iloc[0]) if len(at) else None
+
+
+def link_bytes(window: tuple[int, int], config: dict, summary: pd.DataFrame,
+               queue: Callable[[], pd.DataFrame] | None) -> float:
+    """Bytes the bottleneck put on the wire in the window: from the queue series' cumulative count, or, for
+    the run's measurement window, from the summary's utilisation (the engine's count over the same window)."""
+    start, end = window
+    data = queue() if queue is not None else None
+    if data is not None and "bytes_tx" in data:
+        first, last = _bytes_at(data, start), _bytes_at(data, end)
+        if first is not None and last is not None:
+            return last - first
+    default = (config["run"]["measure_from_ns"], config["run"]["duration_ns"])
+    rate = config.get("bottleneck", {}).get("rate_bps", 0)
+    if window == default and rate and "bottleneck_utilization" in summary:
+        return float(summary["bottleneck_utilization"].iloc[0]) * rate * (end - start) / 1e9 / 8
+    raise MeasureError(f"the bottleneck's bytes on the wire between {start / 1e9:g} s and {end / 1e9:g} s are not "
+                       "stored (runs stored before cclab kept them, or no sample at those times); remove the run "
+                       "from the store to compute it again")
+
+
+def utilisation(window: tuple[int, int], config: dict, summary: pd.DataFrame,
+                queue: Callable[[], pd.DataFrame] | None) -> float:
+    """Bits on the wire over capacity in the window, at most 1 (see the module's note)."""
+    start, end = window
+    rate = config.get("bottleneck", {}).get("rate_bps", 0)
+    default = (config["run"]["measure_from_ns"], config["run"]["duration_ns"])
+    if window == default and "bottleneck_utilization" in summary:
+        # The engine's own figure: against the capacity the link offered (a trace-driven link's too).
+        value = float(summary["bottleneck_utilization"].iloc[0])
+    elif rate:
+        value = link_bytes(window, config, summary, queue) * 8 / (rate * (end - start) / 1e9)
+    else:
+        raise MeasureError("a link whose rate varies has its utilisation over the run's measurement window only")
+    return min(1.0, value)
 
 
 def jain_index(rates: np.ndarray) -> float:
@@ -174,19 +226,22 @@ def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: d
             series: Callable[[], pd.DataFrame], column: str | None = None, cc: str | None = None,
             queue: Callable[[], pd.DataFrame] | None = None, threshold: float | None = None,
             loss_events: Callable[[], pd.DataFrame] | None = None, group: str | list[str] | None = None,
-            every_ns: int | None = None, phase: str | None = None) -> float:
-    """One metric value of one run, in base units (bit/s, a ratio, an index, packets or the column's)."""
+            every_ns: int | None = None, phase: str | None = None, clip: bool = False) -> float:
+    """One metric value of one run, in base units (bit/s, a ratio, an index, packets or the column's);
+    with `clip`, a rate clipped to what crossed the bottleneck in the window (see the module's note)."""
     span = window or (config["run"]["measure_from_ns"], config["run"]["duration_ns"])
     if of == "synchronisation":
         return synchronisation(summary, cc, threshold, span, loss_events, group)
     if of == "share":
         return group_share(summary, group)
+    if of == "utilisation":
+        # The link's own count: every packet it put on the wire, background traffic included.
+        if cc is not None or group is not None:
+            raise MeasureError("utilisation is the link's, every packet counted; for the share of some flows, "
+                               "measure delivered_bps of those flows")
+        return utilisation(span, config, summary, queue)
     if "kind" in summary:
         # A run with groups (traffic sources, named [[flows]]) has a row per group after the flows' rows.
-        # The groups' connections are not flows of the scenario; with them the link's own utilisation
-        # (every packet forwarded, background traffic included) is the utilisation.
-        if of == "utilisation" and window is None and "bottleneck_utilization" in summary:
-            return float(summary["bottleneck_utilization"].iloc[0])
         summary = summary[summary["kind"] != "group"]
     if of == "queue":
         if queue is None:
@@ -195,6 +250,12 @@ def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: d
     values = (np.zeros(len(summary)) if of == "bic_phase" or every_ns
               else state_means(column, span, summary, series) if of == "state"
               else flow_rates(of, window, config, summary, series))
+    if clip and of in ("delivered_bps", "goodput_bps"):
+        # Every flow's packets on the wire, against the link's bytes: one factor for all flows.
+        delivered = flow_rates("delivered_bps", window, config, summary, series)
+        delivered_bytes = float(np.sum(delivered)) * (span[1] - span[0]) / 1e9 / 8
+        if delivered_bytes > 0:
+            values = values * min(1.0, link_bytes(span, config, summary, queue) / delivered_bytes)
     ordered = summary.sort_values("flow")
     keep = np.ones(len(ordered), dtype=bool)
     if cc is not None or group is not None:
@@ -213,6 +274,4 @@ def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: d
         return interval_jain(config, summary, series, span, every_ns, keep)
     if of == "jain":
         return jain_index(values)
-    if of == "utilisation":
-        return float(np.sum(values)) / config["bottleneck"]["rate_bps"]
     return combine(values, flows)

@@ -28,10 +28,11 @@ def summary_tables(result: Result, title: str) -> Group:
                         f"to {summary.get('duration_s', 0):g} s", title_justify="left")
     # Finite transfers and flows with drawn start/stop carry their life (start, end, completion time).
     lives = any("start_s" in flow for flow in summary.get("flows", []))
-    headings = ["flow", "algorithm", "goodput Mbit/s", "delivered Mbit/s", "loss events", "timeouts",
-                "retransmissions"] + (["start s", "end s", "completion s"] if lives else [])
+    # Headings broken where a narrow (80-column) terminal may break them, never cut.
+    headings = ["flow", "algorithm", "goodput\nMbit/s", "delivered\nMbit/s", "loss\nevents", "timeouts",
+                "retrans-\nmissions"] + (["start\ns", "end\ns", "completion\ns"] if lives else [])
     for heading in headings:
-        flows.add_column(heading, justify="left" if heading == "algorithm" else "right")
+        flows.add_column(heading, justify="left" if heading == "algorithm" else "right", overflow="fold")
     for flow in summary.get("flows", []):
         life = [_number(flow.get("start_s"), digits=3), _number(flow.get("end_s"), digits=3),
                 _number(flow.get("completion_time_s"), digits=4)] if lives else []
@@ -62,9 +63,9 @@ def summary_tables(result: Result, title: str) -> Group:
 def groups_table(groups: list[dict]) -> Table:
     """Flows by group: what each carried in the window and how fast its transfers completed."""
     table = Table(title="groups", title_justify="left")
-    for heading in ("group", "created", "completed", "stopped", "alive", "goodput Mbit/s", "share %", "p50 s", "p90 s",
-                    "p99 s"):
-        table.add_column(heading, justify="left" if heading == "group" else "right")
+    for heading in ("group", "created", "com-\npleted", "stopped", "alive", "goodput\nMbit/s", "share\n%", "p50\ns",
+                    "p90\ns", "p99\ns"):
+        table.add_column(heading, justify="left" if heading == "group" else "right", overflow="fold")
     for g in groups:
         share = g.get("share_of_capacity")
         table.add_row(str(g.get("group", "")), _number(g.get("flows_created")), _number(g.get("flows_completed")),
@@ -80,9 +81,9 @@ def groups_table(groups: list[dict]) -> Table:
 def links_table(links: list[dict]) -> Table:
     """Every link with a queue, one row each (shown for networks other than the dumbbell)."""
     table = Table(title="links with a queue", title_justify="left")
-    for heading in ("link", "from", "to", "Mbit/s", "utilisation", "drops (queue)", "drops (errors)",
-                    "mean queue", "max queue"):
-        table.add_column(heading, justify="left" if heading in ("link", "from", "to") else "right")
+    for heading in ("link", "from", "to", "Mbit/s", "utili-\nsation", "drops\n(queue)", "drops\n(errors)",
+                    "mean\nqueue", "max\nqueue"):
+        table.add_column(heading, justify="left" if heading in ("link", "from", "to") else "right", overflow="fold")
     for entry in links:
         utilization = entry.get("utilization")
         table.add_row(str(entry.get("name", "")), str(entry.get("from", "")), str(entry.get("to", "")),
@@ -98,7 +99,16 @@ def links_table(links: list[dict]) -> Table:
 # or a plain table of defaults). The functions below read any of these shapes.
 
 def _variants(entry: dict) -> list[dict]:
-    return [v if isinstance(v, dict) else {"name": str(v)} for v in entry.get("variants") or []]
+    """The variants, the default first (what a flow gets without `variant`), then in the engine's order."""
+    variants = [v if isinstance(v, dict) else {"name": str(v)} for v in entry.get("variants") or []]
+    default = entry.get("default_variant")
+    return sorted(variants, key=lambda v: v["name"] != default)
+
+
+def _variant_names(entry: dict) -> str:
+    """'linux-2.6.22 (default), linux, paper'."""
+    default = entry.get("default_variant")
+    return ", ".join(v["name"] + (" (default)" if v["name"] == default else "") for v in _variants(entry))
 
 
 def _defaults(entry: dict) -> dict:
@@ -137,7 +147,7 @@ def queues_table(queues: list[dict]) -> Table:
     for heading in ("name", "variants", "parameters", "summary"):
         table.add_column(heading)
     for entry in queues:
-        table.add_row(str(entry.get("name", "")), ", ".join(v["name"] for v in _variants(entry)),
+        table.add_row(str(entry.get("name", "")), _variant_names(entry),
                       ", ".join(row[0] for row in parameter_rows(entry)), str(entry.get("summary") or _source(entry)))
     return table
 
@@ -148,7 +158,7 @@ def algorithms_table(algorithms: list[dict]) -> Table:
         table.add_column(heading)
     for entry in algorithms:
         table.add_row(str(entry.get("name", "")), ", ".join(map(str, entry.get("aliases") or [])),
-                      ", ".join(v["name"] for v in _variants(entry)),
+                      _variant_names(entry),
                       ", ".join(row[0] for row in parameter_rows(entry)),
                       str(entry.get("summary") or _source(entry)))
     return table
@@ -170,7 +180,8 @@ def algorithm_detail(entry: dict, kind: str = "algorithm") -> Group:
         variants.add_column(heading)
     for variant in _variants(entry):
         defaults = ", ".join(f"{k}={v}" for k, v in (variant.get("parameters") or {}).items())
-        variants.add_row(variant["name"], str(variant.get("source", "")), defaults)
+        name = variant["name"] + (" (default)" if variant["name"] == entry.get("default_variant") else "")
+        variants.add_row(name, str(variant.get("source", "")), defaults)
     parameters = Table(title="parameters", title_justify="left")
     for heading in ("name", "default", "meaning"):
         parameters.add_column(heading)

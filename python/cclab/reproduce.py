@@ -46,6 +46,8 @@ class ExperimentOutcome:
     store: StudyStore
     # (metric, row, cell) -> per-replication values, in the metric's unit
     values: dict[tuple[str, int, int], list[float]] = field(default_factory=dict)
+    # The same for rates, clipped to what crossed the bottleneck in the window (cclab.measures, `clip`)
+    clipped: dict[tuple[str, int, int], list[float]] = field(default_factory=dict)
     errors: list[tuple[int, int, int, str]] = field(default_factory=list)   # row, cell, replication, why
     claims: list[ClaimResult] = field(default_factory=list)
 
@@ -60,6 +62,11 @@ class ExperimentOutcome:
         array = np.asarray(values, dtype=float)
         std = float(np.std(array, ddof=1)) if len(array) > 1 else 0.0
         return Stats(float(np.mean(array)), std, float(np.min(array)), float(np.max(array)), len(array))
+
+    def clipped_mean(self, metric: str, row: int, cell: int) -> Optional[float]:
+        """The mean over replications of a rate clipped to what crossed the bottleneck (None: not a rate)."""
+        values = self.clipped.get((metric, row, cell))
+        return float(np.mean(values)) if values else None
 
     def means(self) -> dict[tuple[str, int, int], float]:
         return {key: float(np.mean(v)) for key, v in self.values.items() if v}
@@ -120,8 +127,10 @@ def study_of(experiment_id: str) -> str:
 
 
 def reproduce(experiments: list[Experiment], store_root: Path, executor: Executor, quick: bool = False,
-              progress: Optional[Callable[[SweepProgress], None]] = None) -> Reproduction:
-    """Run (or find in the store) every run of `experiments`, all of one study, and measure them."""
+              progress: Optional[Callable[[SweepProgress], None]] = None,
+              measuring: Optional[Callable[[int, int, str], None]] = None) -> Reproduction:
+    """Run (or find in the store) every run of `experiments`, all of one study, and measure them.
+    `measuring(done, total, title)` is called before each experiment's runs are read back and measured."""
     started = time.perf_counter()
     study, plans, store, unique = _plan_study(experiments, store_root, quick)
     fields = ["experiment", "row", "cell"]
@@ -138,7 +147,11 @@ def reproduce(experiments: list[Experiment], store_root: Path, executor: Executo
         report.done += report_retry.done
         report.failed = report_retry.failed
         report.failures += report_retry.failures
-    outcomes = [_measure(plan, store) for plan in plans]
+    outcomes = []
+    for done, plan in enumerate(plans):
+        if measuring:
+            measuring(done, len(plans), plan.experiment.spec.title)
+        outcomes.append(_measure(plan, store))
     return Reproduction(study, quick, outcomes, report, time.perf_counter() - started)
 
 
@@ -186,6 +199,7 @@ def missing_runs(experiments: list[Experiment], store_root: Path, quick: bool = 
 def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
     outcome = ExperimentOutcome(plan, store)
     collected: dict[tuple[str, int, int], list[float]] = defaultdict(list)
+    clipped: dict[tuple[str, int, int], list[float]] = defaultdict(list)
     # Only the series columns some metric reads: a run may have millions of samples.
     series_columns = ["time_s", "flow", "delivered"] + sorted({m.column for m in plan.experiment.metrics if m.column})
     if any(m.of == "bic_phase" for m in plan.experiment.metrics):
@@ -208,7 +222,10 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
 
         def queue(key: str = key) -> pd.DataFrame:
             if "queue" not in cache:
-                cache["queue"] = pq.read_table(store.path(QUEUE, key), columns=["time_s", "queue_packets"]).to_pandas()
+                path = store.path(QUEUE, key)
+                # bytes_tx (what utilisation and clipped rates are measured from) if the run has it.
+                columns = [c for c in ("time_s", "queue_packets", "bytes_tx") if c in pq.read_schema(path).names]
+                cache["queue"] = pq.read_table(path, columns=columns).to_pandas()
             return cache["queue"]
 
         def loss_events(key: str = key) -> pd.DataFrame:
@@ -231,9 +248,18 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
                 continue
             if metric.rate:
                 value *= UNIT_SCALE[metric.unit]
+                try:
+                    clipped_value = measure(metric.of, metric.flows, window, run.run.config, summary, series,
+                                            column=metric.column, cc=metric.cc, queue=queue, group=metric.group,
+                                            clip=True) * UNIT_SCALE[metric.unit]
+                except MeasureError:
+                    clipped_value = float("nan")   # runs stored before bytes_tx was kept: shown unclipped only
+                if not math.isnan(clipped_value):
+                    clipped[(metric.name, run.row, run.cell)].append(clipped_value)
             if not math.isnan(value):
                 collected[(metric.name, run.row, run.cell)].append(value)
     outcome.values = dict(collected)
+    outcome.clipped = dict(clipped)
     means = outcome.means()
     outcome.claims = [check_claim(claim, plan, means) for claim in plan.experiment.spec.claims]
     return outcome

@@ -19,7 +19,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 from rich.console import Group
@@ -28,7 +28,7 @@ from rich.text import Text
 
 from .analysis.bic_phases import PHASE_LABEL, PHASES, bic_phases
 from .claims import ClaimResult
-from .experiment import NOT_CHECKED, ClaimSpec, MetricSpec, RowSpec, _scaled
+from .experiment import NOT_CHECKED, UNIT_SCALE, ClaimSpec, MetricSpec, RowSpec, _scaled
 from .measures import jain_index
 from .plotting import bars_figure, lines_figure, timeseries_figure, window_figure
 from .reproduce import ExperimentOutcome, Reproduction, Stats
@@ -44,6 +44,12 @@ QUICK_NOTE = ("Quick mode: shorter runs, fewer points and seeds; the numbers are
 FINDING_MARK = {"holds": "holds", "fails": "FAILS", "partly checked": "holds where checked",
                 "not checked": "not checked"}
 VERDICT_MARK = {"ok": "ok", "off": "OFF", "failed": "failed"}
+MEASURE_NOTE = ("Rates in the tables are the packets the receivers got in order in the window, as the paper "
+                "measures them. In-order delivery comes in bursts: a hole filled just after the window opens "
+                "releases packets that crossed the link before it, so over a window a rate can exceed what "
+                "crossed the link, even its capacity. Where it does, the cell also shows it clipped: scaled down "
+                "to the bytes the bottleneck put on the wire in that window. Utilisation is the link's own count "
+                "of bytes on the wire over its capacity, never above 1")
 
 
 def row_algorithm(row: RowSpec) -> str:
@@ -106,10 +112,11 @@ class Cell:
     references: tuple[Reference, ...]
     verdict: str                  # "ok", "off" (outside the stated tolerance), "failed" (no result), or ""
     bound: str = ""               # "at least 199,000.0": a lower bound the cell is held to (full runs only)
+    clipped: str = ""             # "clipped 199,999.9": the rate clipped to the bottleneck's bytes, where lower
 
     def lines(self) -> list[str]:
         """The cell as lines of text, cclab's value first (Markdown and terminal)."""
-        out = [self.value] + ([self.spread] if self.spread else [])
+        out = [self.value] + ([self.spread] if self.spread else []) + ([self.clipped] if self.clipped else [])
         out += [reference.text() for reference in self.references]
         return out + ([self.bound] if self.bound else [])
 
@@ -233,7 +240,8 @@ def cell(outcome: ExperimentOutcome, metric: MetricSpec, r: int, c: int) -> Cell
                                         "" if tolerance is None else f"±{tolerance * 100:g}%"))
     at_least = held("at_least")
     bound = "" if at_least is None else f"at least {_number(at_least, metric)}"
-    return Cell(_mean_text(stats, metric), spread, tuple(references), outcome.verdict(metric.name, r, c), bound)
+    return Cell(_mean_text(stats, metric), spread, tuple(references), outcome.verdict(metric.name, r, c), bound,
+                clipped_text(outcome, metric, r, c))
 
 
 def metric_table(outcome: ExperimentOutcome, metric: MetricSpec) -> MetricTable:
@@ -297,7 +305,8 @@ def findings(claims: list[ClaimResult], specs: Optional[list[ClaimSpec]] = None)
     return out
 
 
-def experiment_report(outcome: ExperimentOutcome, out_dir: Optional[Path] = None) -> ExperimentReport:
+def experiment_report(outcome: ExperimentOutcome, out_dir: Optional[Path] = None,
+                      on_figure: Optional[Callable[[str], None]] = None) -> ExperimentReport:
     """The model of one experiment's section; its figures are drawn into `out_dir` when given."""
     spec, plan = outcome.experiment.spec, outcome.plan
     runs = (f"{len(plan.rows)} rows x {len(plan.cells)} cells x {plan.replications} seed(s) = {len(plan.runs)} runs"
@@ -309,11 +318,12 @@ def experiment_report(outcome: ExperimentOutcome, out_dir: Optional[Path] = None
                               [metric_table(outcome, m) for m in outcome.experiment.metrics],
                               findings(outcome.claims, list(spec.claims)), errors)
     if out_dir is not None:
-        report.figures = _figures(outcome, out_dir)
+        report.figures = _figures(outcome, out_dir, on_figure)
     return report
 
 
-def study_report(reproduction: Reproduction, out_dir: Path) -> StudyReport:
+def study_report(reproduction: Reproduction, out_dir: Path,
+                 progress: Optional[Callable[[int, int, str], None]] = None) -> StudyReport:
     """The model of a study's report, its figures drawn into `out_dir`."""
     out_dir.mkdir(parents=True, exist_ok=True)
     sweep = reproduction.sweep_report
@@ -323,7 +333,46 @@ def study_report(reproduction: Reproduction, out_dir: Path) -> StudyReport:
     if sweep.to_run == 0 and missing > 0:      # `cclab report`: what the store holds, nothing computed
         runs += f", {missing} not run"
     return StudyReport(reproduction.study, reproduction.quick, out_dir, runs, reproduction.wall_s,
-                       [experiment_report(outcome, out_dir) for outcome in reproduction.outcomes])
+                       [experiment_report(outcome, out_dir, _figure_progress(progress, done, len(reproduction.outcomes),
+                                                            outcome.experiment.spec.title))
+                        for done, outcome in enumerate(reproduction.outcomes)])
+
+
+def _figure_progress(progress: Optional[Callable[[int, int, str], None]], done: int, total: int,
+                     title: str) -> Optional[Callable[[str], None]]:
+    """on_figure for one experiment: tells `progress` which figure of which experiment is being drawn."""
+    if progress is None:
+        return None
+    progress(done, total, title)
+    return lambda name: progress(done, total, f"{name}, {title}")
+
+
+def clipped_text(outcome: ExperimentOutcome, metric: MetricSpec, r: int, c: int) -> str:
+    """'clipped 199,999.9' when the rate clipped to what crossed the bottleneck is lower by 0.02 % or more
+    (40 kbit/s at 200 Mbit/s: a window's edges alone move a rate by less) and shows as a different number;
+    else ''."""
+    stats, clipped = outcome.stats(metric.name, r, c), outcome.clipped_mean(metric.name, r, c)
+    if stats is None or clipped is None or clipped > stats.mean * (1 - 2e-4):
+        return ""
+    text = _number(clipped, metric)
+    return "" if text == _number(stats.mean, metric) else f"clipped {text}"
+
+
+def _any_clipped(reproduction: Reproduction) -> bool:
+    return any(clipped_text(o, m, r, c) for o in reproduction.outcomes for m in o.experiment.metrics if m.rate
+               for r in o.plan.rows for c in o.plan.cells)
+
+
+def terminal_header(reproduction: Reproduction) -> list:
+    """What the terminal shows before the tables: the quick-mode warning and, when some rate was clipped,
+    what the tables' rates are, as report.md has them."""
+    lines = []
+    if reproduction.quick:
+        lines.append(Text(f"{reproduction.study}: {QUICK_NOTE} `cclab reproduce {reproduction.study}` (without "
+                          "--quick) runs the study as the paper did.", style="bold yellow"))
+    if _any_clipped(reproduction):
+        lines.append(Text(MEASURE_NOTE + ".", style="dim"))
+    return lines
 
 
 # --- the terminal ------------------------------------------------------------------------------------
@@ -395,7 +444,9 @@ def markdown_page(report: StudyReport) -> str:
     lines = [f"# {report.title}", ""]
     if report.quick:
         lines += [f"*{QUICK_NOTE}*", ""]
-    lines += [f"{report.runs}; wall time {report.wall_s:.1f} s.",
+    lines += [f"{MEASURE_NOTE}.", ""]
+    lines += [f"{report.runs}; the runs and their measures took {report.wall_s:.1f} s of wall time (the tables, "
+              "this page and the figures came after).",
               f"Findings: {counts_text(report.counts())}. "
               "Numbers are delivered packets x 1500 B per second unless said otherwise; `± sd` and the "
               "range are over seeds.", ""]
@@ -405,28 +456,43 @@ def markdown_page(report: StudyReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[Figure]:
-    """Draw the experiment's figures into out_dir; what each file shows."""
+def _figures(outcome: ExperimentOutcome, out_dir: Path,
+             on_figure: Optional[Callable[[str], None]] = None) -> list[Figure]:
+    """Draw the experiment's figures into out_dir; what each file shows. on_figure(file name) is called
+    before each is drawn (a progress bar)."""
+    drawing = on_figure or (lambda _name: None)
     experiment, spec = outcome.experiment, outcome.experiment.spec
     drawn: list[Figure] = []
     for index, figure in enumerate(spec.figures):
         rows = [r for r in outcome.plan.rows if not figure.rows or spec.rows[r].name in figure.rows]
         chosen = set(experiment.select_cells(figure.cells, figure.where))
         cells = [c for c in outcome.plan.cells if c in chosen]
+        if figure.cells:   # in the order the figure names them (the paper's panels (a), (b), ...)
+            order = {name: i for i, name in enumerate(figure.cells)}
+            cells.sort(key=lambda c: order.get(spec.cells[c].name, len(order)))
         base = figure.file or f"{spec.id}-{figure.kind}-{index}"
-        title = figure.title or spec.title
+        title = _titled(outcome, figure.title or spec.title)
         if figure.kind == "window":
             for r in rows:
                 panels = []
-                for c in cells:
+                row = spec.rows[r].name
+                number = figure.numbers.get(row)
+                for k, c in enumerate(cells):
                     found = outcome.series(r, c)
                     if found is not None:
-                        panels.append((spec.cells[c].name, _window_panel(*found)))
+                        # A numbered figure's panels are lettered as the paper's: (a), (b), ...
+                        label = f"({chr(ord('a') + k)}) {spec.cells[c].name}" if number else spec.cells[c].name
+                        panels.append((label, _window_panel(*found)))
                 if panels:
-                    name = f"{base}-{_slug(spec.rows[r].name)}.png"
-                    window_figure(out_dir / name, f"{spec.rows[r].name}: congestion window and queue",
-                                  row_algorithm(spec.rows[r]), panels)
-                    drawn.append(Figure(name, spec.rows[r].name))
+                    name = f"{base}-{_slug(row)}.png" if number is None else f"{_slug(number)}.png"
+                    if figure.title and len(rows) == 1 and not number:
+                        heading = figure.title        # names the figure and its row already
+                    else:
+                        heading = (f"{number}: " if number else "") + f"{row}, congestion window and queue" + \
+                            (f", {figure.title}" if figure.title else "")
+                    drawing(name)
+                    window_figure(out_dir / name, _titled(outcome, heading), row_algorithm(spec.rows[r]), panels)
+                    drawn.append(Figure(name, number or row))
         elif figure.kind == "lines":
             metric = experiment.metric(figure.metric)
             name = f"{base}.png"
@@ -437,7 +503,9 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[Figure]:
             # So do values over two decades or more (seed 001's throughput ratios, 1 to 500).
             means = [m for _, lines_ in panels for line in lines_ for m in line[3] if m == m]
             log_y = bool(means) and min(means) > 0 and max(means) / min(means) >= 100
-            lines_figure(out_dir / name, title, xlabel, metric.title, panels, log_x=log_x, log_y=log_y)
+            drawing(name)
+            lines_figure(out_dir / name, title, xlabel, metric.title, panels, log_x=log_x, log_y=log_y,
+                         capacity=_capacity(outcome, metric))
             drawn.append(Figure(name, title))
         elif figure.kind == "bars":
             metrics = [experiment.metric(m) for m in figure.metrics]
@@ -450,6 +518,7 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[Figure]:
                                    [s.mean if s is not None else float("nan") for s in stats]))
                 panels.append((spec.cells[c].name, groups))
             name = f"{base}.png"
+            drawing(name)
             bars_figure(out_dir / name, title, metrics[0].unit,
                         [m.label or m.name for m in metrics], panels)
             drawn.append(Figure(name, title))
@@ -465,7 +534,8 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[Figure]:
                                                                          every_ns=every_ns)))
                 if panels:
                     name = f"{base}-{_slug(spec.rows[r].name)}.png"
-                    timeseries_figure(out_dir / name, f"{title}: {spec.rows[r].name}",
+                    drawing(name)
+                    timeseries_figure(out_dir / name, _titled(outcome, f"{figure.title or spec.title}: {spec.rows[r].name}"),
                                       SERIES_LABEL.get(figure.column, figure.column), panels)
                     drawn.append(Figure(name, spec.rows[r].name))
     return drawn
@@ -567,14 +637,45 @@ def _line_panels(outcome: ExperimentOutcome, figure, rows: list[int], cells: lis
     return x_axis, panels
 
 
+def _capacity(outcome: ExperimentOutcome, metric: MetricSpec) -> Optional[float]:
+    """The bottleneck's rate in the metric's unit, when the metric is the rate of all flows together and
+    every run has the same bottleneck: drawn as a line, so that a rate above it (in-order delivery's
+    bursts; MEASURE_NOTE) is seen for what it is."""
+    if not metric.rate or metric.flows != "sum" or metric.cc is not None or metric.group is not None:
+        return None
+    rates = {run.run.config.get("bottleneck", {}).get("rate_bps") for run in outcome.plan.runs}
+    if len(rates) != 1 or not next(iter(rates)):
+        return None
+    return next(iter(rates)) * UNIT_SCALE[metric.unit]
+
+
+def _titled(outcome: ExperimentOutcome, title: str) -> str:
+    """A figure's title, saying so when its runs are quick mode's (shorter, fewer seeds than the paper's)."""
+    return f"{title} (quick mode)" if outcome.plan.quick else title
+
+
+def flow_round_trip_s(config: dict, flow: int = 0) -> float:
+    """The flow's round-trip propagation time on the dumbbell: the bottleneck's delay and its own access
+    links' (sender and receiver side), both ways. Seed 000's flows add 2 x (2.5 + 2.5) ms to the
+    bottleneck's 100 ms: 110 ms, the RTT their windows settle against."""
+    entry = config["flows"][flow]
+    one_way = config["bottleneck"]["delay_ns"] + entry.get("src_access_delay_ns", 0) + entry.get("dst_access_delay_ns", 0)
+    return 2 * one_way / 1e9
+
+
 def _window_panel(config: dict, flows, queue) -> dict:
+    """What a window figure draws for flow 0 of a run: its cwnd, the bottleneck queue, and the paper's
+    reference lines with the flow's own round trip: C·RTT = rate x RTT / packet size, in packets, and the
+    buffer B (limit_packets, the one on the wire included, as ns-2 counts)."""
     flow0 = flows[flows["flow"] == 0]
     bottleneck = config["bottleneck"]
+    rtt_s = flow_round_trip_s(config)
     panel = {
         "time_s": flow0["time_s"].to_numpy(), "cwnd": flow0["cwnd"].to_numpy(),
         "queue_time_s": queue["time_s"].to_numpy(), "queue_packets": queue["queue_packets"].to_numpy(),
-        "bdp_packets": bottleneck["rate_bps"] * 2 * bottleneck["delay_ns"] / 1e9 / 8 / config["packet_size"],
+        "bdp_packets": bottleneck["rate_bps"] * rtt_s / 8 / config["packet_size"],
         "buffer_packets": bottleneck["queue"]["limit_packets"],
+        "rtt_s": rtt_s,
     }
     if "cc_dwnd" in flow0:  # Compound TCP: the delay-based part of the window
         panel["dwnd"] = flow0["cc_dwnd"].to_numpy()
@@ -588,7 +689,7 @@ def write_values_csv(reproduction: Reproduction, path: Path) -> None:
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["experiment", "row", "cell", "metric", "unit", "mean", "std", "min", "max", "seeds", "paper",
-                    "ns2", "verdict"])
+                    "ns2", "verdict", "clipped_mean"])
         for outcome in reproduction.outcomes:
             spec = outcome.experiment.spec
             for metric in outcome.experiment.metrics:
@@ -600,15 +701,19 @@ def write_values_csv(reproduction: Reproduction, path: Path) -> None:
                                     *(("", "", "", "", 0) if s is None else (s.mean, s.std, s.low, s.high, s.n)),
                                     outcome.reference("paper", metric.name, r, c) or "",
                                     outcome.reference("ns2", metric.name, r, c) or "",
-                                    outcome.verdict(metric.name, r, c)])
+                                    outcome.verdict(metric.name, r, c),
+                                    "" if outcome.clipped_mean(metric.name, r, c) is None
+                                    else outcome.clipped_mean(metric.name, r, c)])
 
 
-def write_study_report(reproduction: Reproduction, out_dir: Path) -> StudyReport:
+def write_study_report(reproduction: Reproduction, out_dir: Path,
+                       progress: Optional[Callable[[int, int, str], None]] = None) -> StudyReport:
     """results/<study>/: report.md and report.html with every experiment, report.json (for the index
-    page), values.csv and the figures."""
+    page), values.csv and the figures. `progress(done, total, title)` is called before each experiment's
+    figures are drawn."""
     from .html_report import SUMMARY, write_study_page
 
-    report = study_report(reproduction, out_dir)
+    report = study_report(reproduction, out_dir, progress)
     report.markdown_path.write_text(markdown_page(report), encoding="utf-8")
     write_study_page(report, report.html_path)
     (out_dir / SUMMARY).write_text(json.dumps(report.summary(), indent=2) + "\n", encoding="utf-8")

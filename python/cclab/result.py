@@ -18,6 +18,21 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+class Figures(dict):
+    """A summary's figures by key. Keys are the engine's JSON keys, in its (American) spelling throughout:
+    `utilization`, as in the summary, `--json` and the stored column `bottleneck_utilization`. The British
+    spelling the prose uses is the likeliest wrong key, so it gets a KeyError that names the right one."""
+
+    SPELLINGS = {"utilisation": "utilization"}
+
+    def __missing__(self, key):
+        right = self.SPELLINGS.get(key)
+        if right is not None and right in self:
+            raise KeyError(f"{key!r}: the key is spelled {right!r}, as in the engine's summary and the stored "
+                           f"columns")
+        raise KeyError(f"{key!r}: not a figure of the summary; it has {', '.join(sorted(self))}")
+
+
 @dataclass(frozen=True)
 class Result:
     config: dict                # the engine config that was run (docs/engine-interface.md)
@@ -36,7 +51,7 @@ class Result:
     @classmethod
     def from_engine(cls, config: dict, summary: dict, series: dict, link_series: dict | None = None,
                     connection_records: dict | None = None, loss_events: dict | None = None) -> "Result":
-        return cls(config=config, summary=summary, bottleneck=dict(summary.get("bottleneck", {})), series=series,
+        return cls(config=config, summary=summary, bottleneck=Figures(summary.get("bottleneck", {})), series=series,
                    link_columns=link_series or {}, connection_columns=connection_records or {},
                    loss_event_columns=loss_events or {})
 

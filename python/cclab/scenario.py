@@ -297,8 +297,13 @@ class NetworkSpec(_Table):
     @model_validator(mode="after")
     def _check(self) -> "NetworkSpec":
         if self.header_size >= self.packet_size:
-            raise BadValue(f"{self.header_size} leaves no payload in a {self.packet_size}-byte packet",
-                           f"fewer than {self.packet_size} bytes", subpath=("header_size",))
+            # Blame the field the person wrote: a small packet_size under the default 40-byte headers is a
+            # packet_size problem, not a header_size one.
+            if "header_size" in self.model_fields_set:
+                raise BadValue(f"{self.header_size} leaves no payload in a {self.packet_size}-byte packet",
+                               f"fewer than {self.packet_size} bytes", subpath=("header_size",))
+            raise BadValue(f"{self.packet_size} bytes leave no payload after the {self.header_size} bytes of headers "
+                           "(header_size)", f"more than {self.header_size} bytes", subpath=("packet_size",))
         if (self.bottleneck is None) == (self.links is None):
             raise BadValue("both a bottleneck and links are given" if self.bottleneck else "there is no network",
                            "either [network.bottleneck] (the dumbbell) or [[network.links]] with a route per flow")

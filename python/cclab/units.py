@@ -82,7 +82,11 @@ def _whole(amount: Decimal | Fraction, value, what: str, accepted: str) -> int:
     if amount != int(amount):
         raise BadValue(f"{value!r} is not a whole number of {what}", accepted)
     if amount > U64_MAX:
-        raise BadValue(f"{value!r} is more {what} than the engine counts", f"at most {U64_MAX} {what}")
+        # 2^64 - 1 nanoseconds, said as a person would: 18,446,744,073 s, about 584 years.
+        limit = (f"at most {U64_MAX // 10**9:,} s (about {U64_MAX / 1e9 / 86400 / 365.25:.0f} years)"
+                 if what == "nanoseconds" else f"at most {U64_MAX:,} {what}")
+        raise BadValue(f"{value!r} is longer than the engine counts" if what == "nanoseconds"
+                       else f"{value!r} is more {what} than the engine counts", limit)
     return int(amount)
 
 
