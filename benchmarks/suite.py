@@ -14,6 +14,10 @@ divided by the other simulator's. Sections (`--only`, comma-separated; default a
               10 Gbit/s x 300 ms, 40 Gbit/s x 100 ms one way (windows from 10^3 to 10^6 packets, the
               1-BDP slow-start overshoot included)
   flows       a flow ladder: 1, 10, 100, 1000 NewReno flows at 1 and 10 Gbit/s, 50 ms one way, 0.1 BDP
+  web         web traffic alone (the front's `web` preset: Poisson arrivals, Pareto sizes of mean 14 600 B,
+              NewReno) at half the bottleneck's rate, 1 and 10 Gbit/s, 50 ms one way, 0.1 BDP: cclab only
+              (ns-2.35 and ns-3 have no counterpart here); its packets are the data packets the bottleneck
+              forwarded or dropped
   memory      peak RSS of a run and of one 10x longer (time series off, then on)
 
     .venv/bin/python benchmarks/suite.py                  # everything (about 30 min on a shared 2-core VM)
@@ -100,6 +104,7 @@ class Dumbbell:
     sample_interval: str = "100ms"
     ns2_cc: str | None = "reno"  # None: ns-2 has no counterpart
     ns3_cc: str | None = "TcpNewReno"
+    web_load: float | None = None  # a web-traffic source (preset "web") at this share of the bottleneck
 
     @property
     def bdp_packets(self) -> float:
@@ -205,18 +210,20 @@ def measure(cmd: list[str], cap: float, cwd: Path = REPO) -> tuple[Run, str]:
 def cclab_config(s: Dumbbell, duration_s: float | None = None, sample_interval: str | None = None) -> dict:
     from cclab.scenario import load_scenario
 
-    access = (f"{ACCESS_MS}ms" if s.flows == 1
+    access = (f"{ACCESS_MS}ms" if s.flows <= 1
               else {"spread": [f"{ACCESS_MS * 1e6 / s.flows:.0f}ns", f"{ACCESS_MS * 1e6:.0f}ns"]})
     duration = duration_s if duration_s is not None else s.duration_s
     raw = {
         "network": {"packet_size": PACKET_BYTES, "access_rate": f"{ACCESS_FACTOR * s.rate_bps}bps",
                     "bottleneck": {"rate": f"{s.rate_bps}bps", "delay": f"{s.delay_ms * 1e6:.0f}ns",
                                    "queue": {"discipline": "droptail", "size": s.buffer}}},
-        "flows": [{"cc": s.cc, "access_delay": access, "count": s.flows, "recovery": s.recovery}],
+        "flows": [{"cc": s.cc, "access_delay": access, "count": s.flows, "recovery": s.recovery}] if s.flows else [],
         # measured from 0, so that packets_sent counts the whole run, as ns-2's packets_sent_total
         "run": {"duration": f"{duration:g}s", "measure_from": "0s", "seed": 1,
                 "sample_interval": sample_interval if sample_interval is not None else s.sample_interval},
     }
+    if s.web_load is not None:
+        raw["traffic"] = [{"group": "web", "preset": "web", "load": s.web_load, "access_delay": f"{ACCESS_MS}ms"}]
     return load_scenario(raw).to_engine_config()
 
 
@@ -232,6 +239,12 @@ def run_cclab(s: Dumbbell, cap: float, duration_s: float | None = None, sample_i
     summary = json.loads(stdout)
     run.packets = sum(flow["packets_sent"] for flow in summary["flows"])
     run.goodput_bps = sum(flow["goodput_bps"] for flow in summary["flows"])
+    if s.web_load is not None:
+        # Traffic connections are reported by group, without packet counts: count the data packets at
+        # the bottleneck instead (forwarded or dropped; those still in the access links are left out).
+        bottleneck = summary["bottleneck"]
+        run.packets += bottleneck["packets_forwarded"] + bottleneck["drops"]
+        run.goodput_bps += sum(group["goodput_bps"] for group in summary.get("groups", []))
     return run
 
 
@@ -495,8 +508,14 @@ def plot(rows: list[dict], path: Path) -> None:
     print(f"\nplot: {path}")
 
 
+def web_scenarios(o) -> list[Dumbbell]:
+    return [Dumbbell(f"web, load 0.5, {rate // 10**9} Gbit/s", rate, 50, 0.1, o.scale(seconds), flows=0,
+                     web_load=0.5, ns2_cc=None, ns3_cc=None)
+            for rate, seconds in ((1_000_000_000, 30), (10_000_000_000, 10))]
+
+
 SECTIONS = {"example": example_scenarios, "table1": table1_scenarios, "algorithms": algorithm_scenarios,
-            "windows": window_scenarios, "flows": flow_scenarios}
+            "windows": window_scenarios, "flows": flow_scenarios, "web": web_scenarios}
 
 
 def main() -> int:
