@@ -14,7 +14,7 @@ PAGES = ["README.md", "docs/reproductions/seed000.md"]
 
 def checkout(tmp_path):
     """A copy of the pages and their values, as a source checkout would hold them."""
-    for name in PAGES + ["docs/reproductions/data/seed000-values.csv"]:
+    for name in PAGES + ["docs/reproductions/data/seed000-values.csv", "docs/reproductions/data/seed000-source.json"]:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / name, tmp_path / name)
     return tmp_path
@@ -25,7 +25,7 @@ def test_the_committed_pages_are_what_their_values_give():
     # `cclab reproduce seed000 --write-docs` (from the stored study) instead of editing the tables.
     assert check_docs(REPO, "seed000") == []
     names = [name for page in PAGES for name in block_names((REPO / page).read_text(encoding="utf-8"))]
-    assert names == ["seed000/readme-table1", "seed000/readme-agreement", "seed000/table1",
+    assert names == ["seed000/readme-table1", "seed000/readme-agreement", "seed000/source", "seed000/table1",
                      "seed000/table1-agreement", "seed000/figure9-10", "seed000/table2", "seed000/figure11-12",
                      "seed000/figure13"]
 
@@ -61,6 +61,14 @@ def test_a_value_the_data_lacks_is_an_error_naming_it(tmp_path):
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     path.write_text("".join(line for line in lines if not line.startswith("seed000-figure13,CUBIC,50 flows,g_last")))
     with pytest.raises(DocsError, match="no value for seed000-figure13 / CUBIC / 50 flows / g_last"):
+        check_docs(root, "seed000")
+
+
+def test_values_without_their_source_are_an_error(tmp_path):
+    # The page says which engine's run its numbers are; values that do not say it cannot be shown.
+    root = checkout(tmp_path)
+    (root / "docs/reproductions/data/seed000-source.json").unlink()
+    with pytest.raises(DocsError, match="no seed000-source.json beside it says what made the values"):
         check_docs(root, "seed000")
 
 

@@ -248,9 +248,10 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
                     f"{len(failing)} fail, {sum(c.status == 'not checked' for c in claims)} not checked; "
                     f"wall time {result.wall_s:.1f} s; report: {page}", markup=False)
     if write_docs:
-        from .doc_numbers import values_path, write_docs as rewrite
+        from .doc_numbers import values_path, write_docs as rewrite, write_source
         from .reproduction_report import write_values_csv
         write_values_csv(result, values_path(root, study))
+        write_source(values_path(root, study), results_version(), result.sweep_report.planned)
         changed = rewrite(root, study)
         click.echo(f"{values_path(root, study)} written; pages changed: "
                    + (", ".join(str(p.relative_to(root)) for p in changed) or "none"))
