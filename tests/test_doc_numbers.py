@@ -91,3 +91,23 @@ def test_write_docs_needs_every_run_stored(tmp_path):
     assert process.returncode == 2
     assert "383 of 383 runs of seed000 are not in the store" in process.stderr
     assert "run `cclab reproduce seed000` first" in process.stderr
+
+
+def test_the_values_a_reproduction_writes_are_the_values_the_pages_read(tmp_path):
+    # A full-mode outcome of Table I with two seeds in one cell (NewReno, 0.1 BDP, RTT 100 ms: 162,000 and
+    # 162,600 kbit/s, mean 162,300, sd 424.26), through write_values_csv and back.
+    from cclab.experiment import load_experiment, plan_experiment
+    from cclab.reproduce import ExperimentOutcome, Reproduction
+    from cclab.reproduction_report import write_values_csv
+
+    experiment = load_experiment(REPO / "python/cclab/studies/seed000/table1.toml")
+    outcome = ExperimentOutcome(plan_experiment(experiment, quick=False), store=None)
+    outcome.values = {("goodput", 0, 0): [162_000.0, 162_600.0]}
+    path = tmp_path / "seed000-values.csv"
+    write_values_csv(Reproduction("seed000", False, [outcome], sweep_report=None, wall_s=0.0), path)
+    value = Values.read(path).get("seed000-table1", "NewReno", "B=0.1BDP RTT=100ms", "goodput")
+    assert (value.mean, value.low, value.high, value.seeds) == (162_300.0, 162_000.0, 162_600.0, 2)
+    assert abs(value.std - 424.264) < 1e-3
+    # The references come from table1.toml; 162,300 is within 3 % of the paper's 162,113.4: "ok".
+    assert (value.paper, value.ns2, value.verdict) == (162113.4, 162378.1, "ok")
+    assert not Values.read(path).has("seed000-table1", "STCP", "B=0.1BDP RTT=100ms", "goodput")
