@@ -14,7 +14,7 @@ PAGES = ["README.md", "docs/reproductions/seed000.md"]
 
 def checkout(tmp_path):
     """A copy of the pages and their values, as a source checkout would hold them."""
-    for name in PAGES + ["docs/reproductions/data/seed000-values.csv"]:
+    for name in PAGES + ["docs/reproductions/data/seed000-values.csv", "docs/reproductions/data/seed000-source.json"]:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / name, tmp_path / name)
     return tmp_path
@@ -25,7 +25,7 @@ def test_the_committed_pages_are_what_their_values_give():
     # `cclab reproduce seed000 --write-docs` (from the stored study) instead of editing the tables.
     assert check_docs(REPO, "seed000") == []
     names = [name for page in PAGES for name in block_names((REPO / page).read_text(encoding="utf-8"))]
-    assert names == ["seed000/readme-table1", "seed000/readme-agreement", "seed000/table1",
+    assert names == ["seed000/readme-table1", "seed000/readme-agreement", "seed000/source", "seed000/table1",
                      "seed000/table1-agreement", "seed000/figure9-10", "seed000/table2", "seed000/figure11-12",
                      "seed000/figure13"]
 
@@ -64,6 +64,14 @@ def test_a_value_the_data_lacks_is_an_error_naming_it(tmp_path):
         check_docs(root, "seed000")
 
 
+def test_values_without_their_source_are_an_error(tmp_path):
+    # The page says which engine's run its numbers are; values that do not say it cannot be shown.
+    root = checkout(tmp_path)
+    (root / "docs/reproductions/data/seed000-source.json").unlink()
+    with pytest.raises(DocsError, match="no seed000-source.json beside it says what made the values"):
+        check_docs(root, "seed000")
+
+
 def test_a_block_without_a_renderer_is_an_error():
     text = "<!-- numbers: seed000/table9 -->\nold\n<!-- /numbers -->\n"
     with pytest.raises(DocsError, match="no renderer for block\\(s\\) seed000/table9"):
@@ -83,3 +91,23 @@ def test_write_docs_needs_every_run_stored(tmp_path):
     assert process.returncode == 2
     assert "383 of 383 runs of seed000 are not in the store" in process.stderr
     assert "run `cclab reproduce seed000` first" in process.stderr
+
+
+def test_the_values_a_reproduction_writes_are_the_values_the_pages_read(tmp_path):
+    # A full-mode outcome of Table I with two seeds in one cell (NewReno, 0.1 BDP, RTT 100 ms: 162,000 and
+    # 162,600 kbit/s, mean 162,300, sd 424.26), through write_values_csv and back.
+    from cclab.experiment import load_experiment, plan_experiment
+    from cclab.reproduce import ExperimentOutcome, Reproduction
+    from cclab.reproduction_report import write_values_csv
+
+    experiment = load_experiment(REPO / "python/cclab/studies/seed000/table1.toml")
+    outcome = ExperimentOutcome(plan_experiment(experiment, quick=False), store=None)
+    outcome.values = {("goodput", 0, 0): [162_000.0, 162_600.0]}
+    path = tmp_path / "seed000-values.csv"
+    write_values_csv(Reproduction("seed000", False, [outcome], sweep_report=None, wall_s=0.0), path)
+    value = Values.read(path).get("seed000-table1", "NewReno", "B=0.1BDP RTT=100ms", "goodput")
+    assert (value.mean, value.low, value.high, value.seeds) == (162_300.0, 162_000.0, 162_600.0, 2)
+    assert abs(value.std - 424.264) < 1e-3
+    # The references come from table1.toml; 162,300 is within 3 % of the paper's 162,113.4: "ok".
+    assert (value.paper, value.ns2, value.verdict) == (162113.4, 162378.1, "ok")
+    assert not Values.read(path).has("seed000-table1", "STCP", "B=0.1BDP RTT=100ms", "goodput")

@@ -261,9 +261,10 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
                     f"{wall_s - result.wall_s:.1f} s tables, report and figures); report: {report.html_path} "
                     f"(and report.md; all studies: {index})", markup=False)
     if write_docs:
-        from .doc_numbers import values_path, write_docs as rewrite
+        from .doc_numbers import values_path, write_docs as rewrite, write_source
         from .reproduction_report import write_values_csv
         write_values_csv(result, values_path(root, study))
+        write_source(values_path(root, study), results_version(), result.sweep_report.planned)
         changed = rewrite(root, study)
         click.echo(f"{values_path(root, study)} written; pages changed: "
                    + (", ".join(str(p.relative_to(root)) for p in changed) or "none"))

@@ -19,6 +19,8 @@ each renderer below makes one table or sentence, in the layout the page has alwa
 from __future__ import annotations
 
 import csv
+import datetime as dt
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -57,8 +59,11 @@ def _number(text: str) -> Optional[float]:
 class Values:
     """A study's measured values: (experiment, row, cell, metric) -> Value, from a values.csv."""
 
-    def __init__(self, rows: list[dict], source: str):
+    def __init__(self, rows: list[dict], source: str, meta: Optional[dict] = None):
         self.source = source
+        # What made the values: cclab_version (with the engine fingerprint), runs, date, how (the
+        # <study>-source.json beside the values).
+        self.meta = meta or {}
         self._values: dict[tuple[str, str, str, str], Value] = {}
         for r in rows:
             if not r.get("mean"):
@@ -71,7 +76,10 @@ class Values:
     def read(cls, path: Path) -> "Values":
         try:
             with open(path, newline="", encoding="utf-8") as f:
-                return cls(list(csv.DictReader(f)), str(path))
+                rows = list(csv.DictReader(f))
+            meta_path = source_path(path)
+            meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
+            return cls(rows, str(path), meta)
         except FileNotFoundError:
             raise DocsError(f"{path}: no values to write the docs from; run `cclab reproduce STUDY --write-docs` "
                             "once the full study is in the store") from None
@@ -271,7 +279,16 @@ def seed000_figure13(values: Values) -> str:
     return table(["protocol", "5 flows", "10 flows", "50 flows"], ["---"] * 4, rows)
 
 
+def seed000_source(values: Values) -> str:
+    meta = values.meta
+    if not meta:
+        raise DocsError(f"{values.source}: no {source_path(Path(values.source)).name} beside it says what made the values")
+    return (f"Values: the full run of `cclab {meta['cclab_version']}` ({meta['runs']} runs), {meta['date']}; "
+            f"{meta['how']}.\n")
+
+
 RENDERERS: dict[str, Callable[[Values], str]] = {
+    "seed000/source": seed000_source,
     "seed000/readme-table1": seed000_readme_table1,
     "seed000/readme-agreement": seed000_readme_agreement,
     "seed000/table1": seed000_table1,
@@ -308,6 +325,19 @@ def checkout_root(start: Path) -> Path:
 
 def values_path(root: Path, study: str) -> Path:
     return root / DATA_DIR / f"{study}-values.csv"
+
+
+def source_path(values: Path) -> Path:
+    """`<study>-source.json` beside `<study>-values.csv`."""
+    return values.with_name(values.name.replace("-values.csv", "-source.json"))
+
+
+def write_source(values: Path, cclab_version: str, runs: int) -> None:
+    """Record what made the values just written: the version (engine fingerprint included), the runs, today."""
+    meta = {"cclab_version": cclab_version, "runs": runs,
+            "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"),
+            "how": "written by `cclab reproduce` with `--write-docs` from the result store"}
+    source_path(values).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
 
 
 def pages(root: Path, study: str) -> list[Path]:
