@@ -183,6 +183,17 @@ pub struct ArqConfig {
     pub max_attempts: u32,
 }
 
+/// Outages of a link's transmitter, independent of its load (`net/outage.rs`): a gap, an outage, a gap...
+/// Exponential gaps of mean 1/rate make the onsets a Poisson process of that rate.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutageConfig {
+    /// Time from the end of one outage to the start of the next, ns (its mean must be above 0).
+    pub gap_ns: Distribution,
+    /// Length of one outage, ns.
+    pub duration_ns: Distribution,
+}
+
 /// What may vary on a link beyond its constant rate, delay and packet error rate. Shared by the
 /// dumbbell's bottleneck (its forward direction) and by every link of a topology.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -196,11 +207,13 @@ pub struct LinkModelsConfig {
     pub loss: Option<LossConfig>,
     #[serde(default)]
     pub arq: Option<ArqConfig>,
+    #[serde(default)]
+    pub outages: Option<OutageConfig>,
 }
 
 impl LinkModelsConfig {
     pub fn is_empty(&self) -> bool {
-        self.rate_model.is_none() && self.delay_schedule.is_none() && self.loss.is_none() && self.arq.is_none()
+        self.rate_model.is_none() && self.delay_schedule.is_none() && self.loss.is_none() && self.arq.is_none() && self.outages.is_none()
     }
 
     fn validate(&self, field: &str, loss_rate: f64) -> Result<(), ConfigError> {
@@ -233,6 +246,13 @@ impl LinkModelsConfig {
             a.loss.model().validate().map_err(|m| err(format!("{field}.arq.loss"), m))?;
             if a.max_attempts == 0 {
                 return Err(err(format!("{field}.arq.max_attempts"), "must be at least 1 (the first transmission)"));
+            }
+        }
+        if let Some(o) = &self.outages {
+            o.gap_ns.validate().map_err(|m| err(format!("{field}.outages.gap"), m))?;
+            o.duration_ns.validate().map_err(|m| err(format!("{field}.outages.duration"), m))?;
+            if o.gap_ns.mean() <= 0.0 {
+                return Err(err(format!("{field}.outages.gap"), "the mean time between outages must be above 0"));
             }
         }
         Ok(())

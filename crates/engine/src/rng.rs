@@ -7,6 +7,8 @@
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+/// Cloned only by tests that need to look ahead in a stream without consuming it.
+#[cfg_attr(test, derive(Clone))]
 pub struct SimRng(Xoshiro256PlusPlus);
 
 /// SplitMix64 step (Steele, Lea, Flood 2014): mixes the seed and stream label into a well-spread state.

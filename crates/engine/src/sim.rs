@@ -14,6 +14,7 @@ use crate::net::capacity::{Capacity, MahimahiTrace, RateSchedule};
 use crate::net::delay::{Delay, DelaySchedule};
 use crate::event::{Event, EventQueue};
 use crate::net::link::{Buffer, FifoBuffer, Link, LinkCounters};
+use crate::net::outage::OutageProcess;
 use crate::net::packet::{Direction, Packet};
 use crate::net::queue::registry::{self as queues, QueueLimits};
 use crate::net::queue::LinkInfo;
@@ -49,6 +50,8 @@ const STREAM_FIRST_SIZES: u64 = 8 << 32;
 const STREAM_FIRST_CONNECTION_CC: u64 = 9 << 32;
 /// Flow i's pacing jitter (`pacing`) draws from this + i; the n-th connection's from this + 2^31 + n.
 const STREAM_FIRST_PACING: u64 = 10 << 32;
+/// Link i's outage process (gaps and durations).
+const STREAM_FIRST_OUTAGES: u64 = 11 << 32;
 
 /// A packet's `flow` is its flow's slot in the low bits and, for a slot a traffic source reuses, the
 /// connection's generation above them, so a late packet of an earlier connection is recognised at the
@@ -1077,6 +1080,11 @@ fn build_link(id: usize, plan: &LinkPlan, hand_off: bool, cfg: &ScenarioConfig) 
         let arq = Arq::new(a.loss.model(), stream(STREAM_FIRST_ARQ), SimDuration(a.retry_delay_ns), a.max_attempts)
             .map_err(|m| err(link_field(cfg, id, "arq"), m))?;
         link = link.with_arq(arq);
+    }
+    if let Some(o) = &models.outages {
+        let outages = OutageProcess::new(o.gap_ns.clone(), o.duration_ns.clone(), stream(STREAM_FIRST_OUTAGES))
+            .map_err(|m| err(link_field(cfg, id, "outages"), m))?;
+        link = link.with_outages(outages);
     }
     if let Some((fixed, jitter)) = plan.processing {
         link = link.with_processing_delay(SimDuration(fixed), SimDuration(jitter), stream(STREAM_FIRST_PROCESSING));

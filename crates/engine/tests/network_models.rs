@@ -174,3 +174,32 @@ fn with_ecn_the_aqm_marks_instead_of_dropping_and_senders_reduce_without_retrans
         assert!(link["utilization"].as_f64().unwrap() > 0.85, "{discipline}: {link}");
     }
 }
+
+#[test]
+fn outages_independent_of_load_cause_timeouts_a_steady_link_does_not() {
+    // A 384 kbit/s bottleneck with 150 ms each way and a 60-packet buffer; one NewReno flow limited by a
+    // 64 KB receiver window (44 packets of 1500 B), which the buffer holds, so the queue never overflows.
+    // Without outages: no timeout. With a fixed 5 s outage every 20 s of gap (onsets at 20, 45, 70 s
+    // within 90 s), each stall holds the window longer than the retransmission timeout
+    // (srtt + 4 rttvar, about 1.5-2.5 s here): at least one timeout per outage, so at least 3 in all.
+    let base = |models: Value| {
+        let mut cfg = dumbbell(1, json!({"discipline": "droptail", "limit_packets": 60}),
+                               json!({"rate_bps": 384_000, "delay_ns": 150 * MS, "models": models}));
+        cfg["flows"][0]["rwnd_packets"] = json!(44);
+        cfg["run"]["duration_ns"] = json!(90 * S);
+        cfg["run"]["measure_from_ns"] = json!(0);
+        cfg
+    };
+    let (steady, _) = run(&base(json!({})));
+    assert_eq!(steady["flows"][0]["timeouts"], 0, "{}", steady["flows"][0]);
+    let outages = json!({"outages": {"gap_ns": {"fixed": 20 * S}, "duration_ns": {"fixed": 5 * S}}});
+    let (stalled, _) = run(&base(outages.clone()));
+    let timeouts = stalled["flows"][0]["timeouts"].as_u64().unwrap();
+    assert!(timeouts >= 3, "{}", stalled["flows"][0]);
+    // 15 of 90 s without service: the flow carries at most 75/90 of what the steady one does.
+    let goodput = |s: &Value| s["flows"][0]["goodput_bps"].as_f64().unwrap();
+    assert!(goodput(&stalled) < goodput(&steady) * 75.0 / 90.0, "{} vs {}", goodput(&stalled), goodput(&steady));
+    // The same seed gives the same run.
+    let (again, _) = run(&base(outages));
+    assert_eq!(again, stalled);
+}

@@ -21,6 +21,7 @@
 //! - `delay`: the propagation delay (constant or a schedule; the wire stays FIFO);
 //! - `loss`: random loss after transmission (Bernoulli, Gilbert-Elliott);
 //! - `arq`: link-layer retransmission with in-order delivery (UMTS RLC acknowledged mode);
+//! - `outage`: stalls of the transmitter drawn on the clock, independent of the load (delay spikes);
 //! - `processing`: a node's per-packet processing delay in front of the buffer (`LinkIngress` events).
 //!
 //! All of them answer at transmission time, so the DropTail start-time fast path keeps working. A link
@@ -33,6 +34,7 @@ use crate::net::arq::Arq;
 use crate::net::capacity::{constant_bits_between, Capacity};
 use crate::net::delay::{Delay, Propagation};
 use crate::net::loss::{LossModel, LossProcess};
+use crate::net::outage::OutageProcess;
 use crate::net::packet::Packet;
 use crate::net::processing::ProcessingDelay;
 use crate::net::queue::Queue;
@@ -145,6 +147,8 @@ struct Models {
     /// Loss after transmission (besides `Link::errors`, kept apart so that its draws never move).
     loss: Option<LossProcess>,
     arq: Option<Arq>,
+    /// Outages of the transmitter, independent of the load.
+    outages: Option<OutageProcess>,
     /// Processing stage in front of the buffer.
     ingress: Option<ProcessingDelay>,
 }
@@ -203,6 +207,7 @@ impl Link {
                 propagation: Propagation::new(Delay::Constant(delay)),
                 loss: None,
                 arq: None,
+                outages: None,
                 ingress: None,
             })
         })
@@ -241,6 +246,13 @@ impl Link {
     /// rate and the loss model, which it does not repair).
     pub fn with_arq(mut self, arq: Arq) -> Self {
         self.models_mut().arq = Some(arq);
+        self
+    }
+
+    /// Outages of the transmitter (`net::outage`): nothing starts during one, and a transmission under
+    /// way is suspended until it ends.
+    pub fn with_outages(mut self, outages: OutageProcess) -> Self {
+        self.models_mut().outages = Some(outages);
         self
     }
 
@@ -505,13 +517,28 @@ impl Link {
         self.emit(done + self.delay, pkt, events);
     }
 
-    /// `transmit_plain` with the models: capacity, then packet errors, loss, ARQ, and propagation.
+    /// `transmit_plain` with the models: outages and capacity, then packet errors, loss, ARQ, and
+    /// propagation.
     fn transmit_modelled(&mut self, start: SimTime, pkt: Packet, events: &mut EventQueue) {
+        let start = match &mut self.models.as_deref_mut().expect("a modelled link").outages {
+            Some(outages) => outages.clear_at(start),
+            None => start,
+        };
         let done = match &mut self.models.as_deref_mut().expect("a modelled link").capacity {
             Capacity::Constant(_) => start + self.constant_tx_time(pkt.size),
             capacity => capacity.transmission_done(start, pkt.size),
         };
-        self.busy_until = done;
+        // With outages, the transmitter is free for the next packet only once any outage that begins
+        // as this one ends is over: the next start is then known exactly, and so are the start times a
+        // DropTail buffer records for the packets waiting (its occupancy and drops stay exact).
+        let (done, free_at) = match &mut self.models.as_deref_mut().expect("a modelled link").outages {
+            Some(outages) => {
+                let done = outages.stretch(start, done);
+                (done, outages.clear_at(done))
+            }
+            None => (done, done),
+        };
+        self.busy_until = free_at;
         self.counters.packets_tx += 1;
         self.counters.bytes_tx += pkt.size as u64;
         if let Some((p, rng)) = &mut self.errors {
@@ -568,6 +595,7 @@ mod tests {
     use super::*;
     use crate::net::packet::{Direction, Ecn, Payload};
     use crate::net::queue::DropTail;
+    use crate::traffic::dist::Distribution;
 
     fn pkt(seq: u64) -> Packet {
         Packet {
@@ -929,6 +957,32 @@ mod tests {
             // Nothing arrives before its own 1 ms transmission and 5 ms delay.
             assert!(arrived.iter().all(|&(t, s)| t >= (s + 1) * MS + 5 * MS));
         }
+    }
+
+    #[test]
+    fn an_outage_stalls_the_transmitter_and_the_buffer_fills_behind_it() {
+        // 1 ms per packet, 5 ms delay, a 5-packet DropTail. Outages: gap 10 ms, duration 20 ms, so
+        // [10, 30), [40, 60), [70, 90) ms. One packet arrives per ms from 0 to 14 ms, one at 39.5 ms.
+        //   pkts 0-9 (0-9 ms): sent at once, arrive 6-15 ms. Pkt 9 ends at 10 ms, when the outage begins.
+        //   pkts 10-13 (10-13 ms): wait; the transmitter resumes at 30 ms: sent 30, 31, 32, 33 ms,
+        //     arrive 36, 37, 38, 39 ms. Pkt 14 (14 ms) finds 4 waiting + 1 counted on the wire: dropped.
+        //   pkt 15 (39.5 ms): starts at once, would end at 40.5 ms, but [40, 60) suspends it 20 ms:
+        //     ends 60.5 ms, arrives 65.5 ms.
+        let outages = || OutageProcess::new(Distribution::Fixed(10 * MS), Distribution::Fixed(20 * MS), SimRng::new(1, 1)).unwrap();
+        let mut offered: Vec<(u64, Packet)> = (0..15).map(|s| (s * MS, pkt(s))).collect();
+        offered.push((39_500_000, pkt(15)));
+        let mut l = link(Buffer::Fifo(FifoBuffer::new(5, None)), 5).with_outages(outages());
+        let (arrived, dropped) = feed(&mut l, &offered);
+        let mut expected: Vec<(u64, u64)> = (0..10).map(|s| ((s + 6) * MS, s)).collect();
+        expected.extend((10..14).map(|s| ((s + 26) * MS, s)));
+        expected.push((65_500_000, 15));
+        assert_eq!(arrived, expected);
+        assert_eq!(dropped, vec![14]);
+        // A scheduled DropTail sends the same packets at the same times (its limit counts the waiting
+        // packets only, so it keeps pkt 14: sent at 34 ms, arriving 40 ms).
+        let mut s = link(Buffer::Scheduled(Box::new(DropTail::new(5, None))), 5).with_outages(outages());
+        let (arrived, _) = feed(&mut s, &offered);
+        assert_eq!(&arrived[..14], &expected[..14]);
     }
 
     #[test]
