@@ -112,6 +112,7 @@ class Simulation:
             "flows": {"time_s": floats([t for t, _ in rows]), "flow": ints([f for _, f in rows]),
                       "cwnd": ints([10] * len(rows)), "ssthresh": ints([2**31 - 1] * len(rows)),
                       "srtt_s": floats([0.11] * len(rows)), "rtt_s": floats([0.11] * len(rows)),
+                      "rto_s": floats([0.2] * len(rows)),
                       "in_flight": ints([10] * len(rows)), "delivered": ints(range(len(rows)))},
             "queue": {"time_s": floats(times), "queue_packets": ints([5] * len(times)),
                       "queue_bytes": ints([7500] * len(times)), "drops": ints([0] * len(times))},

@@ -665,6 +665,7 @@ impl Simulation {
             s.ssthresh.push(cc.ssthresh());
             s.srtt_s.push(secs(flow.sender.rtt().srtt()));
             s.rtt_s.push(secs(flow.sender.rtt().latest()));
+            s.rto_s.push(flow.sender.current_rto().as_secs_f64());
             s.in_flight.push(flow.sender.in_flight());
             s.delivered.push(flow.receiver.delivered());
             self.cc_scratch.clear();

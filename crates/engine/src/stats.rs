@@ -169,6 +169,8 @@ pub struct FlowSeries {
     pub ssthresh: Vec<u32>,
     pub srtt_s: Vec<f64>,
     pub rtt_s: Vec<f64>,
+    /// The retransmission timeout in force, backoff included, s.
+    pub rto_s: Vec<f64>,
     pub in_flight: Vec<u32>,
     pub delivered: Vec<u64>,
     pub cc: BTreeMap<String, Vec<f64>>,

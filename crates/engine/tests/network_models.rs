@@ -190,10 +190,16 @@ fn outages_independent_of_load_cause_timeouts_a_steady_link_does_not() {
         cfg["run"]["measure_from_ns"] = json!(0);
         cfg
     };
-    let (steady, _) = run(&base(json!({})));
+    let (steady, steady_sim) = run(&base(json!({})));
     assert_eq!(steady["flows"][0]["timeouts"], 0, "{}", steady["flows"][0]);
     let outages = json!({"outages": {"gap_ns": {"fixed": 20 * S}, "duration_ns": {"fixed": 5 * S}}});
-    let (stalled, _) = run(&base(outages.clone()));
+    let (stalled, stalled_sim) = run(&base(outages.clone()));
+    // The sampled RTO (`rto_s`, backoff included) never goes below the 200 ms floor, and backs off
+    // during the stalls: the 5 s outage outlasts a first timeout, so the timer doubles at least once
+    // above anything the steady flow uses.
+    let max_rto = |sim: &Simulation| sim.flow_series().rto_s.iter().cloned().fold(0.0, f64::max);
+    assert!(steady_sim.flow_series().rto_s.iter().all(|&r| r >= 0.2));
+    assert!(max_rto(&stalled_sim) > 1.5 * max_rto(&steady_sim), "{} vs {}", max_rto(&stalled_sim), max_rto(&steady_sim));
     let timeouts = stalled["flows"][0]["timeouts"].as_u64().unwrap();
     assert!(timeouts >= 3, "{}", stalled["flows"][0]);
     // 15 of 90 s without service: the flow carries at most 75/90 of what the steady one does.

@@ -116,6 +116,7 @@ impl Simulation {
         flows.set_item("ssthresh", int64(py, fs.ssthresh.iter().map(|&v| i64::from(v))))?;
         flows.set_item("srtt_s", float64(py, &fs.srtt_s))?;
         flows.set_item("rtt_s", float64(py, &fs.rtt_s))?;
+        flows.set_item("rto_s", float64(py, &fs.rto_s))?;
         flows.set_item("in_flight", int64(py, fs.in_flight.iter().map(|&v| i64::from(v))))?;
         flows.set_item("delivered", int64(py, fs.delivered.iter().map(|&v| saturating_i64(v))))?;
         for (name, col) in &fs.cc {

@@ -150,6 +150,11 @@ impl Sender {
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
     }
+    /// The retransmission timeout in force, backoff included (Linux's, or ns-2's in `linux-2.6` mode):
+    /// the T0 of seed 002's Section 5 estimate E[t_out] = E[N_tout] E[T0].
+    pub fn current_rto(&self) -> SimDuration {
+        self.rto()
+    }
     pub fn in_flight(&self) -> u32 {
         self.sb.in_flight()
     }
