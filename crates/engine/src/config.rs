@@ -139,6 +139,9 @@ pub enum RateModelConfig {
     },
     /// Piecewise constant: `rate_bps[i]` from `at_ns[i]` on (`at_ns[0]` = 0; 0 bit/s is an outage).
     Schedule { at_ns: Vec<u64>, rate_bps: Vec<u64> },
+    /// Constant for the run, drawn once (bit/s, at least 1) from the link's own random stream: conditions
+    /// that differ from run to run and stay put within one (seed 002's tests on different days and hours).
+    Drawn { rate_bps: Distribution },
 }
 
 fn default_bytes_per_opportunity() -> u32 {
@@ -228,6 +231,9 @@ impl LinkModelsConfig {
         };
         if let Some(RateModelConfig::Schedule { at_ns, rate_bps }) = &self.rate_model {
             sorted_from_zero(at_ns, rate_bps.len(), "rate")?;
+        }
+        if let Some(RateModelConfig::Drawn { rate_bps }) = &self.rate_model {
+            rate_bps.validate().map_err(|m| err(format!("{field}.rate"), m))?;
         }
         // Zero reached MahimahiTrace's assertion, a panic (found by tests/config_fuzz.rs).
         if let Some(RateModelConfig::Trace { bytes_per_opportunity: 0, .. }) = &self.rate_model {

@@ -52,6 +52,8 @@ const STREAM_FIRST_CONNECTION_CC: u64 = 9 << 32;
 const STREAM_FIRST_PACING: u64 = 10 << 32;
 /// Link i's outage process (gaps and durations).
 const STREAM_FIRST_OUTAGES: u64 = 11 << 32;
+/// Link i's drawn rate (`rate_model.drawn`).
+const STREAM_FIRST_DRAWN_RATE: u64 = 12 << 32;
 
 /// A packet's `flow` is its flow's slot in the low bits and, for a slot a traffic source reuses, the
 /// connection's generation above them, so a late packet of an earlier connection is recognised at the
@@ -1045,6 +1047,12 @@ fn build_link(id: usize, plan: &LinkPlan, hand_off: bool, cfg: &ScenarioConfig) 
         Some(RateModelConfig::Schedule { at_ns, rate_bps }) => {
             let steps = at_ns.iter().zip(rate_bps).map(|(&t, &r)| (SimTime(t), Rate::from_bps(r))).collect();
             Some(Capacity::Schedule(RateSchedule::new(steps).map_err(|m| err(link_field(cfg, id, "rate"), m))?))
+        }
+        // A one-step schedule rather than `Capacity::Constant`, so the link keeps its models and reports
+        // the drawn rate as its rate.
+        Some(RateModelConfig::Drawn { rate_bps }) => {
+            let drawn = rate_bps.draw(&mut stream(STREAM_FIRST_DRAWN_RATE)).max(1);
+            Some(Capacity::Schedule(RateSchedule::new(vec![(SimTime::ZERO, Rate::from_bps(drawn))]).expect("one step at 0")))
         }
     };
     let rate_bps = capacity.as_ref().map_or(plan.rate_bps, |c| c.mean_rate_bps());

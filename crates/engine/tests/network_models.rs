@@ -209,3 +209,28 @@ fn outages_independent_of_load_cause_timeouts_a_steady_link_does_not() {
     let (again, _) = run(&base(outages));
     assert_eq!(again, stalled);
 }
+
+#[test]
+fn a_drawn_rate_is_constant_within_a_run_and_varies_between_seeds() {
+    // Uniform over [1, 3] Mbit/s, one flow with a large window: the link reports the drawn rate, stays
+    // full (utilisation near 1 of that rate), and 8 seeds give 8 different rates inside the range.
+    let models = json!({"rate_model": {"drawn": {"rate_bps": {"uniform": [1_000_000u64, 3_000_000u64]}}}});
+    let mut rates = vec![];
+    for seed in 1..=8u64 {
+        let mut cfg = dumbbell(1, json!({"discipline": "droptail", "limit_packets": 67}),
+                               json!({"rate_bps": 0, "reverse_rate_bps": 20_000_000u64, "models": models.clone()}));
+        cfg["run"]["seed"] = json!(seed);
+        let (s, _) = run(&cfg);
+        let rate = s["links"][0]["rate_bps"].as_u64().unwrap();
+        assert!((1_000_000..=3_000_000).contains(&rate), "{rate}");
+        // The forwarded packets counted over the 40-s window may include the one under way at its start:
+        // at most one 1500-byte packet over the capacity, 12000 / (rate x 40 s).
+        let utilization = s["links"][0]["utilization"].as_f64().unwrap();
+        let one_packet = 12_000.0 / (rate as f64 * 40.0);
+        assert!(utilization > 0.9 && utilization <= 1.0 + one_packet, "seed {seed}: {utilization}");
+        rates.push(rate);
+    }
+    rates.sort();
+    rates.dedup();
+    assert_eq!(rates.len(), 8, "{rates:?}");
+}
