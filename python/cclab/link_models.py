@@ -6,6 +6,7 @@ delays, bursty loss and link-layer ARQ. Each parser turns the TOML value into a 
     rate  = "100Mbps"                                   constant
     rate  = { trace = "UMTS.down", mean = "384kbps" }   Mahimahi trace (scaled to a mean rate if given)
     rate  = { at = ["0s", "20s"], value = ["10Mbps", "2Mbps"] }    piecewise constant (0bps: outage)
+    rate  = { drawn = { uniform = ["100kbps", "384kbps"] } }       constant in a run, drawn from its seed
     delay = "10ms"  or  { at = ["0s", "250s"], value = ["50ms", "100ms"] }   (packets on the wire keep theirs)
     loss  = { model = "gilbert-elliott", p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_bad = 0.5 }
     arq   = { loss_rate = 0.1, retry_delay = "80ms", max_attempts = 4 }     (or loss = { ... } inside)
@@ -70,6 +71,18 @@ class TraceRate:
 
 
 @dataclass(frozen=True)
+class DrawnRate:
+    """A rate constant for the run, drawn once by the engine from the run's seed (conditions that differ from
+    one run to the next): `rate = { drawn = { uniform = ["100kbps", "384kbps"] } }`."""
+
+    distribution: dict                # engine distribution, bit/s
+    mean_bps: float
+
+    def engine(self) -> dict:
+        return {"drawn": {"rate_bps": self.distribution}}
+
+
+@dataclass(frozen=True)
 class RateSchedule:
     at_ns: tuple[int, ...]
     rate_bps: tuple[int, ...]
@@ -78,14 +91,26 @@ class RateSchedule:
         return {"schedule": {"at_ns": list(self.at_ns), "rate_bps": list(self.rate_bps)}}
 
 
-def parse_link_rate(value: Any) -> "int | TraceRate | RateSchedule":
-    if isinstance(value, (TraceRate, RateSchedule)):
+def parse_link_rate(value: Any) -> "int | TraceRate | RateSchedule | DrawnRate":
+    if isinstance(value, (TraceRate, RateSchedule, DrawnRate)):
         return value
     if not isinstance(value, dict):
         rate = parse_rate(value)
         if rate <= 0:
             raise BadValue(f"{value!r} is no rate", "a positive rate")
         return rate
+    if "drawn" in value:
+        from .distributions import parse_distribution  # distributions imports this module
+
+        if set(value) != {"drawn"}:
+            raise BadValue("a drawn rate has one key", '{ drawn = { uniform = ["100kbps", "384kbps"] } }')
+        try:
+            drawn = parse_distribution(value["drawn"], parse_rate, "rate")
+        except BadValue as exc:
+            raise BadValue(exc.message, exc.accepted, subpath=("drawn", *exc.subpath)) from None
+        if drawn.mean <= 0:
+            raise BadValue("the drawn rate's mean is 0", "a distribution of positive rates", subpath=("drawn",))
+        return DrawnRate(drawn.engine, drawn.mean)
     if "trace" in value:
         unknown = set(value) - {"trace", "mean", "bytes_per_opportunity"}
         if unknown:
