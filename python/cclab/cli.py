@@ -11,6 +11,7 @@ starts without pandas or matplotlib (tests/test_startup.py holds this).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -237,8 +238,11 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
                    "already stored are reused.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
               show_default=True, help="Folder for the reports (one sub-folder per study).")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a scenario value in every run, after the experiments' own (e.g. "
+                   "'network.bottleneck.rate={ trace = \"TRACE.down\" }'); the report goes to a folder of its own.")
 def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...], quick: bool, jobs: int | None,
-                      cluster: str | None, store: Path | None, out: Path) -> None:
+                      cluster: str | None, store: Path | None, out: Path, overrides: tuple[str, ...]) -> None:
     """Run the experiments of STUDY (e.g. seed000) and compare them with the paper."""
     from .executors import make_executor
     from .experiment import experiments_root, list_experiments, load_experiment
@@ -269,10 +273,13 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
     executor = make_executor(cluster, jobs)
     show_bar = sys.stderr.isatty()
     with _sweep_bar(study + (" (quick)" if quick else "")) if show_bar else nullcontext() as progress:
-        result = reproduce(selected, resolve_root(store), executor, quick=quick, progress=progress)
+        result = reproduce(selected, resolve_root(store), executor, quick=quick, progress=progress,
+                           overrides=overrides)
     for outcome in result.outcomes:
         _stdout().print(terminal_view(outcome))
-    page = write_study_report(result, out / (study + ("-quick" if quick else "")))
+    suffix = ("-quick" if quick else "") + ("-set-" + hashlib.sha1("\n".join(overrides).encode()).hexdigest()[:8]
+                                            if overrides else "")
+    page = write_study_report(result, out / (study + suffix))
     claims = result.claims
     failing = [c for c in claims if c.status == "fails"]
     sweep = result.sweep_report

@@ -14,7 +14,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,7 @@ from .experiment import NOT_CHECKED, UNIT_SCALE, Experiment, Plan, plan_experime
 from .measures import MeasureError, measure
 from .store import FAILURES, LOSS_EVENTS, QUEUE, SUMMARY, TIMESERIES, StudyStore, results_version
 from .sweep import Sweep
+from .units import parse_rate
 from .sweeper import SweepProgress, SweepReport, run_sweep
 
 
@@ -118,14 +119,15 @@ def study_of(experiment_id: str) -> str:
 
 
 def reproduce(experiments: list[Experiment], store_root: Path, executor: Executor, quick: bool = False,
-              progress: Optional[Callable[[SweepProgress], None]] = None) -> Reproduction:
+              progress: Optional[Callable[[SweepProgress], None]] = None,
+              overrides: Sequence[str] = ()) -> Reproduction:
     """Run (or find in the store) every run of `experiments`, all of one study, and measure them."""
     started = time.perf_counter()
     studies = {study_of(e.id) for e in experiments}
     if len(studies) != 1:
         raise ValueError(f"experiments of several studies ({', '.join(sorted(studies))}); reproduce one at a time")
     study = studies.pop()
-    plans = [plan_experiment(e, quick) for e in experiments]
+    plans = [plan_experiment(e, quick, overrides) for e in experiments]
     store = StudyStore(store_root, study, results_version())
     unique: dict[str, object] = {}
     for plan in plans:
@@ -154,6 +156,10 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
     collected: dict[tuple[str, int, int], list[float]] = defaultdict(list)
     # Only the series columns some metric reads: a run may have millions of samples.
     series_columns = ["time_s", "flow", "delivered"] + sorted({m.column for m in plan.experiment.metrics if m.column})
+    if any(m.of in ("rtt_ms", "rtt_std_ms", "queueing_ms") for m in plan.experiment.metrics):
+        series_columns.append("rtt_s")
+    if any(m.of in ("rto_s", "timeout_time_s") for m in plan.experiment.metrics):
+        series_columns.append("rto_s")
     for run in plan.runs:
         key = run.run.key
         summary_path = store.path(SUMMARY, key)
@@ -188,13 +194,16 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
                 value = measure(metric.of, metric.flows, window, run.run.config, summary, series,
                                 column=metric.column, cc=metric.cc, queue=queue, threshold=metric.threshold,
                                 group=metric.group,
-                                loss_events=loss_events)
+                                loss_events=loss_events,
+                                nominal_bps=parse_rate(metric.nominal) if metric.nominal else None)
             except MeasureError as exc:
                 outcome.errors.append((run.row, run.cell, run.replication, f"{metric.name}: {exc}"))
                 continue
             if metric.rate:
-                value *= UNIT_SCALE[metric.unit]
-            if not math.isnan(value):
+                value = value * UNIT_SCALE[metric.unit]
+            if isinstance(value, np.ndarray):   # flows = "each": every flow's value
+                collected[(metric.name, run.row, run.cell)].extend(float(v) for v in value if not math.isnan(v))
+            elif not math.isnan(value):
                 collected[(metric.name, run.row, run.cell)].append(value)
     outcome.values = dict(collected)
     means = outcome.means()
