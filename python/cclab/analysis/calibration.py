@@ -234,8 +234,10 @@ def pattern_search(parameters: Sequence[FreeParameter], simulate: Simulate, targ
             continue
         # Pattern moves: keep going in the direction that worked (what lets the search follow a ridge, such
         # as outage rate against outage duration, where single-coordinate moves stall).
-        while len(cache) < max_evaluations:
+        while True:
             base, point, best = point, moved, moved_value
+            if len(cache) >= max_evaluations:
+                break
             ahead = clip(2 * x - y for x, y in zip(point, base))
             moved, moved_value = explore(ahead, evaluate(ahead), step)
             if moved_value >= best:
