@@ -163,7 +163,17 @@ def test_a_named_profile_fills_the_keys_the_table_does_not_give():
                                       "reverse": {"profile": "umts-2007-up"}}},
            "flows": [{"cc": "newreno"}], "run": {"duration": "20s"}}
     b = load_scenario(raw).to_engine_config()["bottleneck"]
-    assert b["rate_bps"] == 384_000 and b["delay_ns"] == 10_000_000
+    # The calibrated profiles draw the bearer rate per run (a rate model: the constant rate is 0).
+    assert b["rate_bps"] == 0 and "drawn" in b["models"]["rate_model"] and b["delay_ns"] == 10_000_000
     assert "arq" in b["models"] and "outages" in b["models"]
-    assert b["reverse_rate_bps"] == 64_000 and "arq" in b["reverse_models"]
+    assert "drawn" in b["reverse_models"]["rate_model"] and "arq" in b["reverse_models"]
     assert "is not a link profile" in problem({**raw, "network": {"bottleneck": {"profile": "umts-1999"}}})
+
+
+@pytest.mark.usefixtures("no_engine")
+def test_a_drawn_rate_reaches_the_engine_config():
+    b = load_scenario(dumbbell(rate={"drawn": {"uniform": ["100kbps", "384kbps"]}},
+                               queue={"discipline": "droptail", "size": "20"},
+                               reverse={"rate": "64kbps"})).to_engine_config()["bottleneck"]
+    assert b["models"]["rate_model"] == {"drawn": {"rate_bps": {"uniform": [100_000, 384_000]}}}
+    assert "drawn" in problem(dumbbell(rate={"drawn": {"uniform": ["1kbps"]}}, reverse={"rate": "64kbps"}))
