@@ -9,7 +9,8 @@ An experiment file (`cclab/studies/<study>/<part>.toml`, package data) names a b
 - `[[rows]]`: `cc` (one algorithm for every flow, or a list: one per `[[flows]]` entry of the scenario), and
   per metric the paper's values, ns-2.35's, and the tolerances to check them with;
 - `[[metrics]]`: what is measured (see `cclab.measures`); without it, one metric from `metric` and `unit`;
-- `[[figures]]`: `window` (cwnd + queue per cell), `lines` (a metric against the cells' x, or against one
+- `[[figures]]`: `window` (cwnd + queue per cell), `cdf` (a metric's values pooled over the replications,
+  a panel per cell), `lines` (a metric against the cells' x, or against one
   axis of a grid with a line per combination of the others), `bars` (several metrics per row, a panel per
   cell), `timeseries` (one flow-series column, or throughput or the queue, every flow over time);
 - `[[claims]]`: the paper's findings in words, each a check over the measured values (see `cclab.claims`);
@@ -132,7 +133,7 @@ class MetricSpec(_Spec):
 
 
 class FigureSpec(_Spec):
-    kind: Literal["window", "lines", "bars", "timeseries"]
+    kind: Literal["window", "lines", "bars", "timeseries", "cdf"]   # cdf: the metric's pooled values, per cell
     file: Optional[str] = None
     title: Optional[str] = None
     metric: Optional[str] = None             # lines
@@ -377,6 +378,8 @@ def load_experiment(path: str | Path) -> Experiment:
         if figure.kind == "lines" and (figure.metric is None or no_x):
             raise _problem(path, f"figures.{i}", "a lines figure needs a metric and an x for every cell "
                                                  "(or a coordinate of the cells as its x)")
+        if figure.kind == "cdf" and figure.metric is None:
+            raise _problem(path, f"figures.{i}", "a cdf figure needs a metric")
         if figure.kind == "bars" and not figure.metrics:
             raise _problem(path, f"figures.{i}", "a bars figure needs metrics")
         if (figure.kind == "timeseries") != (figure.column is not None):
