@@ -140,3 +140,40 @@ def test_ecn_flows_over_an_ecn_queue_are_marked_not_dropped():
     link = result.links.set_index("name").loc["bottleneck"]
     assert link["ecn_marks"] > 0 and link["early_drops"] < link["ecn_marks"]
     assert result.flows["ecn_reductions"].sum() > 0
+
+
+@pytest.mark.usefixtures("no_engine")
+def test_outages_reach_the_engine_config_and_bad_ones_are_named():
+    raw = dumbbell(outages={"rate": 0.05, "duration": {"lognormal": {"mean": "3s", "sigma": 0.8}}},
+                   reverse={"rate": "10Mbps", "outages": {"gap": "10s", "duration": "1s"}})
+    b = load_scenario(raw).to_engine_config()["bottleneck"]
+    # 0.05 outages per second: exponential gaps of mean 20 s = 2e10 ns.
+    assert b["models"]["outages"] == {"gap_ns": {"exponential": 2e10},
+                                      "duration_ns": {"lognormal": {"sigma": 0.8, "mean": 3e9}}}
+    assert b["reverse_models"]["outages"] == {"gap_ns": {"fixed": 10**10}, "duration_ns": {"fixed": 10**9}}
+    assert "rate (per second) or gap" in problem(dumbbell(outages={"duration": "1s"}))
+    assert "network.bottleneck.outages.rate" in problem(dumbbell(outages={"rate": -1, "duration": "1s"}))
+    assert "network.bottleneck.outages.duration" in problem(dumbbell(outages={"rate": 1}))
+
+
+@pytest.mark.usefixtures("no_engine")
+def test_a_named_profile_fills_the_keys_the_table_does_not_give():
+    # umts-2007-down gives rate, delay, queue, arq and outages; the table's own delay wins over it.
+    raw = {"network": {"bottleneck": {"profile": "umts-2007-down", "delay": "10ms",
+                                      "reverse": {"profile": "umts-2007-up"}}},
+           "flows": [{"cc": "newreno"}], "run": {"duration": "20s"}}
+    b = load_scenario(raw).to_engine_config()["bottleneck"]
+    # The calibrated profiles draw the bearer rate per run (a rate model: the constant rate is 0).
+    assert b["rate_bps"] == 0 and "drawn" in b["models"]["rate_model"] and b["delay_ns"] == 10_000_000
+    assert "arq" in b["models"] and "outages" in b["models"]
+    assert "drawn" in b["reverse_models"]["rate_model"] and "arq" in b["reverse_models"]
+    assert "is not a link profile" in problem({**raw, "network": {"bottleneck": {"profile": "umts-1999"}}})
+
+
+@pytest.mark.usefixtures("no_engine")
+def test_a_drawn_rate_reaches_the_engine_config():
+    b = load_scenario(dumbbell(rate={"drawn": {"uniform": ["100kbps", "384kbps"]}},
+                               queue={"discipline": "droptail", "size": "20"},
+                               reverse={"rate": "64kbps"})).to_engine_config()["bottleneck"]
+    assert b["models"]["rate_model"] == {"drawn": {"rate_bps": {"uniform": [100_000, 384_000]}}}
+    assert "drawn" in problem(dumbbell(rate={"drawn": {"uniform": ["1kbps"]}}, reverse={"rate": "64kbps"}))

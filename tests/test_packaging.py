@@ -22,7 +22,8 @@ from conftest import REPO
 EXPERIMENTS = ["seed000-table1", "seed000-figure9-10", "seed000-table2", "seed000-figure11", "seed000-figure12",
                "seed000-figure13", "seed001-figure1", "seed001-figure3", "seed001-figure4a", "seed001-figure4b",
                "seed001-figure5", "seed001-figure6", "seed001-figure7", "seed001-figure8-9", "seed001-figure10",
-               "seed001-figure11", "seed001-figure12", "seed001-figure13", "seed001-figure14", "seed001-reverse-traffic", "seed003-response",
+               "seed001-figure11", "seed001-figure12", "seed001-figure13", "seed001-figure14", "seed001-reverse-traffic",
+               "seed002-downlink", "seed002-uplink", "seed002-transfers-down", "seed002-transfers-up", "seed003-response",
                "seed003-figure2", "seed003-table2-3", "seed003-figure3", "seed003-figure5", "seed003-utilisation",
                "seed003-figure9", "seed003-figure10-11", "seed003-red",
                "seed003-sensitivity"]
@@ -43,6 +44,8 @@ def test_studies_are_package_data(monkeypatch):
         experiment = load_experiment(path)
         assert (path.parent / experiment.spec.scenario).is_file()
         assert experiment.base_scenario["flows"]
+    # The named link profiles the seed 002 scenarios refer to ship beside the modules too.
+    assert {"umts-2007-down", "umts-2007-up"} <= {p.stem for p in (packaged.parent / "link_profiles").glob("*.toml")}
 
 
 def test_a_list_that_finds_nothing_is_an_error(tmp_path):

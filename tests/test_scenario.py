@@ -118,7 +118,7 @@ def test_spread_rounds_to_whole_nanoseconds_and_one_flow_takes_the_last(example_
 def test_unknown_key(example_dict):
     example_dict["network"]["bottleneck"]["bogus"] = 1
     assert one_problem(example_dict) == ("scenario error: network.bottleneck.bogus: unknown key 'bogus'; "
-                                         "use one of rate, delay, queue, reverse_queue, loss_rate, loss, arq, reverse")
+                                         "use one of rate, delay, queue, reverse_queue, loss_rate, loss, arq, outages, reverse")
 
 
 def test_misspelt_rate(example_dict):

@@ -9,6 +9,8 @@ their coordinates on a grid's axes with `where`, or both) and one test:
   row's (each listed row's);
 - `above_metric = "host_b"`: in every (row, cell), the value is above that metric's in the same runs
   (Table II: which host gets the larger share);
+- `flat = 0.25`: for every row, the values over the cells differ by at most this share of their mean,
+  (max - min) / mean <= 0.25 (seed 002, Fig. 6: goodput "essentially constant" in the file size);
 - `trend = "decreasing"` / `"increasing"`: along the cells in order, the last value is below / above the
   first, for every row; with `along = "per"`, from the lowest to the highest value of that coordinate,
   separately for every combination of the other coordinates (every row of a grid).
@@ -91,7 +93,21 @@ def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], 
     def name(r: int, c: int) -> str:
         return f"{spec.rows[r].name} @ {spec.cells[c].name}"
 
-    if claim.trend is not None:
+    if claim.flat is not None:
+        for r in rows:
+            values = [value(claim.metric, r, c) for c in cells]
+            present = [v for v in values if v is not None]
+            missing += len(values) - len(present)
+            if len(present) < 2:
+                continue
+            compared += 1
+            mean = sum(present) / len(present)
+            spread = (max(present) - min(present)) / mean if mean else float("inf")
+            if spread > claim.flat:
+                broken.append(f"{spec.rows[r].name}: {_fmt(min(present))} to {_fmt(max(present))}, "
+                              f"(max - min) / mean = {_fmt(spread)}")
+        what = f"{claim.metric} flat within {_fmt(claim.flat)} of its mean over {len(cells)} cells"
+    elif claim.trend is not None:
         if claim.along is None:
             lines = [(cells[0], cells[-1])] if len(cells) >= 2 else []
         else:

@@ -11,6 +11,7 @@ starts without pandas or matplotlib (tests/test_startup.py holds this).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -173,6 +174,61 @@ def queues_command(name: str | None, as_json: bool) -> None:
         _stdout().print(queues_table(queues))
 
 
+@cli.command("calibrate")
+@click.argument("model", type=click.Choice(["umts-2007"]))
+@click.option("--direction", type=click.Choice(["down", "up", "both"]), default="both", show_default=True)
+@click.option("--replications", type=click.IntRange(min=2), default=100, show_default=True,
+              help="Seeds simulated per algorithm at every point of the search (the same seeds every time).")
+@click.option("--max-evaluations", type=click.IntRange(min=1), default=150, show_default=True)
+@click.option("--write/--dry-run", default=True, show_default=True,
+              help="Write the fitted profiles into cclab/link_profiles/ (package data), or only print the fit.")
+def calibrate_command(model: str, direction: str, replications: int, max_evaluations: int, write: bool) -> None:
+    """Fit MODEL's free parameters on its study's single-flow statistics and store the named profiles.
+
+    umts-2007: seed 002's UMTS link (profiles umts-2007-down and umts-2007-up), fitted on the single-flow
+    goodput mean and spread, RTT mean and spread, queueing time and timeouts of Tables 1-5 for NewReno, BIC
+    and Westwood+ at once, by a deterministic pattern search (cclab.analysis.calibration)."""
+    import time
+
+    from .analysis.calibration import (PROFILE_NAMES, calibrate_umts, profile_toml, umts_parameters,
+                                       umts_profile, write_flow_parameters)
+    from .link_models import PROFILES_DIR
+
+    console = _stdout()
+    for side in (["down", "up"] if direction == "both" else [direction]):
+        name = PROFILE_NAMES[side]
+        parameters = umts_parameters(side)
+        started = time.perf_counter()
+        count = [0]
+
+        def progress(values: dict, value: float) -> None:
+            count[0] += 1
+            text = ", ".join(f"{p.name}={values[p.name]:.4g}" for p in parameters)
+            _stderr().print(f"  {name} #{count[0]}: {text} -> {value:.4f}", markup=False)
+
+        fit = calibrate_umts(side, replications, max_evaluations, report=progress)
+        wall = time.perf_counter() - started
+        console.print(f"{name}: objective {fit.objective:.4f} after {fit.evaluations} evaluations "
+                      f"({replications} seeds per algorithm), {wall:.1f} s", markup=False)
+        for p in parameters:
+            console.print(f"  {p.name:12s} {fit.parameters[p.name]:10.4g} {p.unit:10s} {p.meaning}", markup=False)
+        console.print(f"  {'':10s} {'statistic':12s} {'simulated':>10s} {'paper':>10s} {'residual':>9s}", markup=False)
+        for algorithm, stats in fit.residuals.items():
+            for statistic, (got, paper, residual) in stats.items():
+                console.print(f"  {algorithm:10s} {statistic:12s} {got:10.4g} {paper:10.4g} {residual:+9.3f}",
+                              markup=False)
+        if write:
+            note = (f"Fitted on seed 002's single-flow {'downlink' if side == 'down' else 'uplink'} statistics, "
+                    f"{replications} seeds per algorithm, {fit.evaluations} evaluations, objective {fit.objective:.4g}.")
+            path = PROFILES_DIR / f"{name}.toml"
+            path.write_text(profile_toml(name, umts_profile(side, fit.parameters), fit, parameters, note),
+                            encoding="utf-8")
+            console.print(f"  wrote {path}", markup=False)
+            line = write_flow_parameters(side, fit.parameters)
+            if line:
+                console.print(f"  wrote '{line}' into the seed002 {side}link scenario", markup=False)
+
+
 @cli.command("reproduce")
 @click.argument("study", required=False)
 @click.option("--list", "list_only", is_flag=True, help="List the experiments that can be reproduced.")
@@ -186,6 +242,9 @@ def queues_command(name: str | None, as_json: bool) -> None:
                    "already stored are reused.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
               show_default=True, help="Folder for the reports (one sub-folder per study).")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a scenario value in every run, after the experiments' own (e.g. "
+                   "'network.bottleneck.rate={ trace = \"TRACE.down\" }'); the report goes to a folder of its own.")
 @click.option("--write-docs", is_flag=True,
               help="From the full study as stored (nothing is computed): keep its values in "
                    "docs/reproductions/data/ and rewrite the numbers of README.md and docs/reproductions/STUDY.md. "
@@ -193,7 +252,8 @@ def queues_command(name: str | None, as_json: bool) -> None:
 @click.option("--check-docs", is_flag=True,
               help="Only check that those numbers are the ones docs/reproductions/data/ gives; exit 1 if not.")
 def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...], quick: bool, jobs: int | None,
-                      cluster: str | None, store: Path | None, out: Path, write_docs: bool, check_docs: bool) -> None:
+                      cluster: str | None, store: Path | None, out: Path, overrides: tuple[str, ...],
+                      write_docs: bool, check_docs: bool) -> None:
     """Run the experiments of STUDY (e.g. seed000) and compare them with the paper."""
     from .executors import make_executor
     from .experiment import experiments_root, list_experiments, load_experiment
@@ -227,9 +287,9 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
         if check_docs:
             _check_docs(root, study)
             return
-        if quick or only:
+        if quick or only or overrides:
             raise CclabError("--write-docs writes the docs from the whole study as the paper ran it: "
-                             "drop --quick and --only")
+                             "drop --quick, --only and --set")
     selected = [load_experiment(available[parts[p]]) for p in (only or parts)]
     if write_docs:
         from .reproduce import missing_runs
@@ -244,14 +304,17 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
     with _sweep_bar(study + (" (quick)" if quick else "")) if show_bar else nullcontext() as progress, \
             _report_bar("measuring", after=progress) if show_bar else nullcontext() as measuring:
         result = reproduce(selected, resolve_root(store), executor, quick=quick, progress=progress,
-                           measuring=measuring)
+                           overrides=overrides, measuring=measuring)
     for line in terminal_header(result):
         _stdout().print(line)
     for outcome in result.outcomes:
         _stdout().print(terminal_view(outcome))
     # The figures take a while (dozens of PNGs): a bar per experiment written.
+    # A run with --set is another study's numbers: its report goes to a folder of its own.
+    suffix = ("-quick" if quick else "") + ("-set-" + hashlib.sha1("\n".join(overrides).encode()).hexdigest()[:8]
+                                            if overrides else "")
     with _report_bar("report and figures") if show_bar else nullcontext() as report_progress:
-        report = write_study_report(result, out / (study + ("-quick" if quick else "")), progress=report_progress)
+        report = write_study_report(result, out / (study + suffix), progress=report_progress)
         index = write_index(out)
     wall_s = time.perf_counter() - started
     sweep = result.sweep_report

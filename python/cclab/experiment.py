@@ -9,7 +9,8 @@ An experiment file (`cclab/studies/<study>/<part>.toml`, package data) names a b
 - `[[rows]]`: `cc` (one algorithm for every flow, or a list: one per `[[flows]]` entry of the scenario), and
   per metric the paper's values, ns-2.35's, and the tolerances to check them with;
 - `[[metrics]]`: what is measured (see `cclab.measures`); without it, one metric from `metric` and `unit`;
-- `[[figures]]`: `window` (cwnd + queue per cell), `lines` (a metric against the cells' x, or against one
+- `[[figures]]`: `window` (cwnd + queue per cell), `cdf` (a metric's values pooled over the replications,
+  a panel per cell), `lines` (a metric against the cells' x, or against one
   axis of a grid with a line per combination of the others), `bars` (several metrics per row, a panel per
   cell), `timeseries` (one flow-series column, or throughput or the queue, every flow over time);
 - `[[claims]]`: the paper's findings in words, each a check over the measured values (see `cclab.claims`);
@@ -28,7 +29,7 @@ import os
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal, Optional, Sequence, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -84,10 +85,11 @@ class MetricSpec(_Spec):
     # the runs are measured over (scaled in quick mode), so a label never names a window the runs did not have.
     label: Optional[str] = None
     of: Literal["delivered_bps", "goodput_bps", "utilisation", "jain", "queue", "state",
-                "synchronisation", "share", "bic_phase"] = "delivered_bps"
-    # How flows combine: "sum", "mean", "min", "max", "spread" (max - min), "ratio" (flow 0 / flow 1), or
-    # one flow by index.
-    flows: Union[Literal["sum", "mean", "min", "max", "spread", "ratio"], int] = "sum"
+                "synchronisation", "share", "bic_phase", "timeouts", "retransmissions", "rtt_ms", "rtt_std_ms",
+                "queueing_ms", "rto_s", "timeout_time_s", "transfer_bps"] = "delivered_bps"
+    # How flows combine: "sum", "mean", "min", "max", "spread" (max - min), "ratio" (flow 0 / flow 1), one
+    # flow by index, or "each": every flow's value, pooled over the replications (mean and spread over flows).
+    flows: Union[Literal["sum", "mean", "min", "max", "spread", "ratio", "each"], int] = "sum"
     window: Optional[list[str]] = None                   # [from, to]; default: the run's measurement window
     unit: str = "kbit/s"
     column: Optional[str] = None                         # state: a column of the flow time series (cc_dwnd)
@@ -102,6 +104,8 @@ class MetricSpec(_Spec):
     every: Optional[str] = None
     # bic_phase: the share of the flows' window samples in this mode of BIC (cclab.analysis.bic_phases)
     phase: Optional[str] = None
+    # utilisation: of this rate ("384kbps", a bearer's nominal rate) instead of the link's own
+    nominal: Optional[str] = None
 
     @model_validator(mode="after")
     def _check(self) -> "MetricSpec":
@@ -122,7 +126,8 @@ class MetricSpec(_Spec):
             raise ValueError(f"threshold {self.threshold} is a share of the flows: 0 < threshold <= 1")
         if (self.of == "state") != (self.column is not None):
             raise ValueError("a 'state' metric needs a column of the flow time series, and only it takes one")
-        if self.of in ("queue", "state", "synchronisation") and self.unit not in ("", "kbit/s"):
+        if self.of in ("queue", "state", "synchronisation", "timeouts", "retransmissions", "rtt_ms", "rtt_std_ms",
+                       "queueing_ms", "rto_s", "timeout_time_s") and self.unit not in ("", "kbit/s"):
             raise ValueError(f"a '{self.of}' metric is in its own unit (packets, seconds...); leave unit out")
         if self.unit not in UNIT_SCALE:
             raise ValueError(f"unit '{self.unit}' is not accepted; use one of {', '.join(map(repr, UNIT_SCALE))}")
@@ -137,7 +142,7 @@ class MetricSpec(_Spec):
     @property
     def rate(self) -> bool:
         """Whether the metric is a rate in `unit` (not a ratio, an index, a queue length or a state)."""
-        return self.of in ("delivered_bps", "goodput_bps") and self.flows != "ratio"
+        return self.of in ("delivered_bps", "goodput_bps", "transfer_bps") and self.flows != "ratio"
 
     @property
     def title(self) -> str:
@@ -146,7 +151,7 @@ class MetricSpec(_Spec):
 
 
 class FigureSpec(_Spec):
-    kind: Literal["window", "lines", "bars", "timeseries"]
+    kind: Literal["window", "lines", "bars", "timeseries", "cdf"]   # cdf: the metric's pooled values, per cell
     file: Optional[str] = None
     title: Optional[str] = None
     metric: Optional[str] = None             # lines
@@ -167,7 +172,7 @@ class FigureSpec(_Spec):
     numbers: dict[str, str] = Field(default_factory=dict)
 
 
-CLAIM_TESTS = ("at_least", "at_most", "between", "above_row", "below_row", "above_metric", "trend")
+CLAIM_TESTS = ("at_least", "at_most", "between", "above_row", "below_row", "above_metric", "trend", "flat")
 
 
 class ClaimSpec(_Spec):
@@ -184,6 +189,7 @@ class ClaimSpec(_Spec):
     above_metric: Optional[str] = None        # value > the same run's value of that metric
     trend: Optional[Literal["increasing", "decreasing"]] = None   # from the first listed cell to the last
     along: Optional[str] = None               # trend along this coordinate, in every combination of the others
+    flat: Optional[float] = None              # for every row, (max - min) / mean over the cells <= this
     quick: bool = False                       # holds in quick mode too (then the test suite checks it)
 
     @model_validator(mode="after")
@@ -404,6 +410,8 @@ def load_experiment(path: str | Path) -> Experiment:
         if figure.kind == "lines" and (figure.metric is None or no_x):
             raise _problem(path, f"figures.{i}", "a lines figure needs a metric and an x for every cell "
                                                  "(or a coordinate of the cells as its x)")
+        if figure.kind == "cdf" and figure.metric is None:
+            raise _problem(path, f"figures.{i}", "a cdf figure needs a metric")
         if figure.kind == "bars" and not figure.metrics:
             raise _problem(path, f"figures.{i}", "a bars figure needs metrics")
         if (figure.kind == "timeseries") != (figure.column is not None):
@@ -470,8 +478,9 @@ def _scaled(ns: int, scale: float) -> int:
     return int(round(ms)) * 10**6
 
 
-def plan_experiment(experiment: Experiment, quick: bool = False) -> Plan:
-    """Every run of the experiment, validated, with its engine config and its seed.
+def plan_experiment(experiment: Experiment, quick: bool = False, overrides: Sequence[str] = ()) -> Plan:
+    """Every run of the experiment, validated, with its engine config and its seed. `overrides` (`--set`)
+    apply to every run, after the experiment's own (e.g. the study's link on a Mahimahi trace).
 
     Replication r of every (row, cell) gets the same seed (common random numbers: rows differ by their
     algorithm, not by their luck), derived from the experiment's seed like a sweep's."""
@@ -497,9 +506,9 @@ def plan_experiment(experiment: Experiment, quick: bool = False) -> Plan:
             raw = copy.deepcopy(base)
             for flow, cc in zip(raw["flows"], ccs):
                 flow["cc"] = copy.deepcopy(cc)
-            overrides = (list(spec.set) + list(spec.cells[c].set) + (list(quick_spec.set) if quick else [])
-                         + records)
-            scenario = load_scenario(raw, overrides)
+            cell_overrides = (list(spec.set) + list(spec.cells[c].set) + (list(quick_spec.set) if quick else [])
+                              + records + list(overrides))
+            scenario = load_scenario(raw, cell_overrides)
             if time_scale != 1.0:
                 scenario = load_scenario(scenario, [
                     f"run.duration={_scaled(scenario.run.duration, time_scale)}ns",

@@ -6,9 +6,12 @@ delays, bursty loss and link-layer ARQ. Each parser turns the TOML value into a 
     rate  = "100Mbps"                                   constant
     rate  = { trace = "UMTS.down", mean = "384kbps" }   Mahimahi trace (scaled to a mean rate if given)
     rate  = { at = ["0s", "20s"], value = ["10Mbps", "2Mbps"] }    piecewise constant (0bps: outage)
+    rate  = { drawn = { uniform = ["100kbps", "384kbps"] } }       constant in a run, drawn from its seed
     delay = "10ms"  or  { at = ["0s", "250s"], value = ["50ms", "100ms"] }   (packets on the wire keep theirs)
     loss  = { model = "gilbert-elliott", p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_bad = 0.5 }
     arq   = { loss_rate = 0.1, retry_delay = "80ms", max_attempts = 4 }     (or loss = { ... } inside)
+    outages = { rate = 0.05, duration = { exponential = "2s" } }    stalls independent of the load
+    profile = "umts-2007-down"        a named profile's keys (cclab/link_profiles/), where the table has none
 """
 
 from __future__ import annotations
@@ -68,6 +71,18 @@ class TraceRate:
 
 
 @dataclass(frozen=True)
+class DrawnRate:
+    """A rate constant for the run, drawn once by the engine from the run's seed (conditions that differ from
+    one run to the next): `rate = { drawn = { uniform = ["100kbps", "384kbps"] } }`."""
+
+    distribution: dict                # engine distribution, bit/s
+    mean_bps: float
+
+    def engine(self) -> dict:
+        return {"drawn": {"rate_bps": self.distribution}}
+
+
+@dataclass(frozen=True)
 class RateSchedule:
     at_ns: tuple[int, ...]
     rate_bps: tuple[int, ...]
@@ -76,14 +91,26 @@ class RateSchedule:
         return {"schedule": {"at_ns": list(self.at_ns), "rate_bps": list(self.rate_bps)}}
 
 
-def parse_link_rate(value: Any) -> "int | TraceRate | RateSchedule":
-    if isinstance(value, (TraceRate, RateSchedule)):
+def parse_link_rate(value: Any) -> "int | TraceRate | RateSchedule | DrawnRate":
+    if isinstance(value, (TraceRate, RateSchedule, DrawnRate)):
         return value
     if not isinstance(value, dict):
         rate = parse_rate(value)
         if rate <= 0:
             raise BadValue(f"{value!r} is no rate", "a positive rate")
         return rate
+    if "drawn" in value:
+        from .distributions import parse_distribution  # distributions imports this module
+
+        if set(value) != {"drawn"}:
+            raise BadValue("a drawn rate has one key", '{ drawn = { uniform = ["100kbps", "384kbps"] } }')
+        try:
+            drawn = parse_distribution(value["drawn"], parse_rate, "rate")
+        except BadValue as exc:
+            raise BadValue(exc.message, exc.accepted, subpath=("drawn", *exc.subpath)) from None
+        if drawn.mean <= 0:
+            raise BadValue("the drawn rate's mean is 0", "a distribution of positive rates", subpath=("drawn",))
+        return DrawnRate(drawn.engine, drawn.mean)
     if "trace" in value:
         unknown = set(value) - {"trace", "mean", "bytes_per_opportunity"}
         if unknown:
@@ -212,3 +239,98 @@ def parse_arq(value: Any) -> Arq:
         raise BadValue(f"{attempts!r} is not a number of attempts", "a whole number of at least 1",
                        subpath=("max_attempts",))
     return Arq(loss, retry, attempts)
+
+
+@dataclass(frozen=True)
+class Outages:
+    """Stalls of the transmitter drawn on the clock, independent of the load (engine `net/outage.rs`):
+    a gap, an outage, a gap, ... Each is an engine distribution in ns."""
+
+    gap: dict                # time from the end of one outage to the start of the next
+    duration: dict           # length of one outage
+    mean_gap_ns: float
+    mean_duration_ns: float
+
+    def engine(self) -> dict:
+        return {"gap_ns": self.gap, "duration_ns": self.duration}
+
+    @property
+    def rate_per_s(self) -> float:
+        """Outages per second of the run, in the long run: 1 / (mean gap + mean duration)."""
+        return 1e9 / (self.mean_gap_ns + self.mean_duration_ns)
+
+
+OUTAGES_ACCEPTED = ('{ rate = 0.05, duration = { lognormal = { mean = "3s", sigma = 0.8 } } } '
+                    '(rate: outages per second, Poisson; or gap = a distribution of the time between them)')
+
+
+def parse_outages(value: Any) -> Outages:
+    """`rate` (per second: exponential gaps of mean 1/rate) or `gap` (any distribution), and `duration`."""
+    from .distributions import parse_distribution  # distributions imports this module
+
+    if isinstance(value, Outages):
+        return value
+    if not isinstance(value, dict):
+        raise BadValue(f"{value!r} is not an outage process", OUTAGES_ACCEPTED)
+    unknown = sorted(set(value) - {"rate", "gap", "duration"})
+    if unknown:
+        raise BadValue(f"unknown key {unknown[0]!r} of an outage process", "rate or gap, duration",
+                       subpath=(unknown[0],))
+    if ("rate" in value) == ("gap" in value):
+        raise BadValue("the outages need their frequency", "either rate (per second) or gap (a distribution)")
+    if "rate" in value:
+        rate = value["rate"]
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate > 0:
+            raise BadValue(f"{rate!r} is not a rate", "a number of outages per second above 0", subpath=("rate",))
+        gap = {"exponential": 1e9 / float(rate)}
+        mean_gap = 1e9 / float(rate)
+    else:
+        try:
+            drawn = parse_distribution(value["gap"], parse_duration, "duration")
+        except BadValue as exc:
+            raise BadValue(exc.message, exc.accepted, subpath=("gap", *exc.subpath)) from None
+        if drawn.mean <= 0:
+            raise BadValue("the mean gap is 0", "a gap of mean above 0", subpath=("gap",))
+        gap, mean_gap = drawn.engine, drawn.mean
+    if "duration" not in value:
+        raise BadValue("duration is missing", 'a duration or distribution, e.g. { exponential = "2s" }',
+                       subpath=("duration",))
+    try:
+        duration = parse_distribution(value["duration"], parse_duration, "duration")
+    except BadValue as exc:
+        raise BadValue(exc.message, exc.accepted, subpath=("duration", *exc.subpath)) from None
+    return Outages(gap, duration.engine, mean_gap, duration.mean)
+
+
+# --- named link profiles -----------------------------------------------------------------------------
+
+PROFILES_DIR = Path(__file__).parent / "link_profiles"
+
+
+def profile_names() -> list[str]:
+    return sorted(path.stem for path in PROFILES_DIR.glob("*.toml"))
+
+
+def load_profile(name: Any) -> dict:
+    """The keys of a named one-way link profile (`cclab/link_profiles/NAME.toml`, written by `cclab
+    calibrate`): rate, delay, queue, arq, outages as a scenario writes them."""
+    from . import _toml
+
+    if not isinstance(name, str) or not (PROFILES_DIR / f"{name}.toml").is_file():
+        raise BadValue(f"{name!r} is not a link profile", "one of " + ", ".join(profile_names()))
+    data = _toml.loads((PROFILES_DIR / f"{name}.toml").read_text(encoding="utf-8"))
+    return {key: value for key, value in data.items() if key != "calibration"}
+
+
+def apply_profile(data: Any, keys: tuple[str, ...]) -> Any:
+    """A link table with `profile = "NAME"`: the profile's keys (those in `keys`) where the table gives
+    none, so that `--set` and the file's own keys win over the profile."""
+    if not isinstance(data, dict) or "profile" not in data:
+        return data
+    try:
+        profile = load_profile(data["profile"])
+    except BadValue as exc:
+        raise BadValue(exc.message, exc.accepted, subpath=("profile",)) from None
+    merged = {key: value for key, value in profile.items() if key in keys}
+    merged.update({key: value for key, value in data.items() if key != "profile"})
+    return merged

@@ -20,6 +20,13 @@
 - `share`: the summed share of capacity of groups of flows or connections (the engine's `share_of_capacity`:
   goodput over the capacity of the group's route, in the measurement window; seed 003, Fig. 9).
 - `bic_phase`: the share of the flows' window samples in one of BIC's modes (`cclab.analysis.bic_phases`).
+- Per-flow figures of seed 002 (Tables 3-6, Fig. 6): `timeouts` (retransmission timeouts of the flow),
+  `retransmissions` (% of the data packets sent that were retransmissions), from the summary; `rtt_ms`,
+  `rtt_std_ms` (mean and standard deviation of the flow's RTT samples, one per sample interval, as Web100
+  polled them), `queueing_ms` (mean RTT less the flow's minimum RTT: the study's t_q, its footnote 1),
+  `rto_s` (mean retransmission timeout in force, backoff included: the study's T0), `timeout_time_s`
+  (timeouts x mean RTO: the study's t_out = N_tout T0, Section 5), from the time series over the
+  measurement window; `transfer_bps` (a finite transfer's size / completion time).
 A metric with a `window` = [t1, t2] is computed from the cumulative `delivered` column of the time series:
 (delivered(t2) - delivered(t1)) x size / (t2 - t1); both instants must be sample times. Without a window the
 engine's own figures over [run.measure_from, run.duration] are used.
@@ -140,14 +147,55 @@ def state_means(column: str, window: tuple[int, int], summary: pd.DataFrame,
     return np.array([means.get(flow, np.nan) for flow in sorted(summary["flow"])], dtype=float)
 
 
-def combine(values: np.ndarray, flows: str | int) -> float:
-    """Per-flow values (in flow order) to one number."""
+FLOW_FIGURES = ("timeouts", "retransmissions", "rtt_ms", "rtt_std_ms", "queueing_ms", "rto_s", "timeout_time_s",
+                "transfer_bps")
+
+
+def flow_figures(of: str, span: tuple[int, int], summary: pd.DataFrame,
+                 series: Callable[[], pd.DataFrame]) -> np.ndarray:
+    """One of FLOW_FIGURES per flow, in flow order (NaN where a flow has no sample)."""
+    summary = summary.sort_values("flow")
+    if of == "timeouts":
+        return summary["timeouts"].to_numpy(dtype=float)
+    if of == "retransmissions":
+        sent = summary["packets_sent"].to_numpy(dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(sent > 0, 100.0 * summary["retransmissions"].to_numpy(dtype=float) / sent, np.nan)
+    if of == "transfer_bps":
+        if "completion_time_s" not in summary or "size_bytes" not in summary:
+            raise MeasureError("no flow of this run is a finite transfer (give the flows a size)")
+        return summary["size_bytes"].to_numpy(dtype=float) * 8 / summary["completion_time_s"].to_numpy(dtype=float)
+    data = _window_samples(series(), span)
+    column = "rto_s" if of in ("rto_s", "timeout_time_s") else "rtt_s"
+    if column not in data:
+        raise MeasureError(f"the time series has no column {column!r} (runs stored before it existed must be "
+                           "computed again)")
+    grouped = data[np.isfinite(data[column].to_numpy())].groupby("flow")[column]
+    if of == "rtt_ms":
+        per_flow = grouped.mean() * 1e3
+    elif of == "rtt_std_ms":
+        per_flow = grouped.std(ddof=0) * 1e3
+    elif of == "queueing_ms":
+        per_flow = (grouped.mean() - grouped.min()) * 1e3
+    else:
+        per_flow = grouped.mean()
+        if of == "timeout_time_s":
+            timeouts = summary.set_index("flow")["timeouts"].astype(float)
+            per_flow = per_flow * timeouts.reindex(per_flow.index)
+    return np.array([per_flow.get(flow, np.nan) for flow in summary["flow"]], dtype=float)
+
+
+def combine(values: np.ndarray, flows: str | int) -> "float | np.ndarray":
+    """Per-flow values (in flow order) to one number, or `each`: the values themselves (pooled over the
+    replications, so that their mean and spread are over flows, as seed 002's tables are)."""
     if isinstance(flows, int):
         if not 0 <= flows < len(values):
             raise MeasureError(f"flow {flows} does not exist; the run has flows 0 to {len(values) - 1}")
         return float(values[flows])
     if len(values) == 0:
         raise MeasureError("no flow to measure")
+    if flows == "each":
+        return np.asarray(values, dtype=float)
     if flows == "ratio":
         if len(values) != 2:
             raise MeasureError(f"a ratio is flow 0 over flow 1, and needs two flows (there are {len(values)})")
@@ -226,15 +274,17 @@ def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: d
             series: Callable[[], pd.DataFrame], column: str | None = None, cc: str | None = None,
             queue: Callable[[], pd.DataFrame] | None = None, threshold: float | None = None,
             loss_events: Callable[[], pd.DataFrame] | None = None, group: str | list[str] | None = None,
-            every_ns: int | None = None, phase: str | None = None, clip: bool = False) -> float:
+            every_ns: int | None = None, phase: str | None = None, clip: bool = False,
+            nominal_bps: int | None = None) -> "float | np.ndarray":
     """One metric value of one run, in base units (bit/s, a ratio, an index, packets or the column's);
-    with `clip`, a rate clipped to what crossed the bottleneck in the window (see the module's note)."""
+    with `clip`, a rate clipped to what crossed the bottleneck in the window (see the module's note); with
+    `flows = "each"`, one value per flow."""
     span = window or (config["run"]["measure_from_ns"], config["run"]["duration_ns"])
     if of == "synchronisation":
         return synchronisation(summary, cc, threshold, span, loss_events, group)
     if of == "share":
         return group_share(summary, group)
-    if of == "utilisation":
+    if of == "utilisation" and nominal_bps is None:
         # The link's own count: every packet it put on the wire, background traffic included.
         if cc is not None or group is not None:
             raise MeasureError("utilisation is the link's, every packet counted; for the share of some flows, "
@@ -247,9 +297,14 @@ def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: d
         if queue is None:
             raise MeasureError("the run's queue series is not available")
         return float(_window_samples(queue(), span)["queue_packets"].mean())
-    values = (np.zeros(len(summary)) if of == "bic_phase" or every_ns
-              else state_means(column, span, summary, series) if of == "state"
-              else flow_rates(of, window, config, summary, series))
+    if of == "bic_phase" or every_ns:
+        values = np.zeros(len(summary))
+    elif of == "state":
+        values = state_means(column, span, summary, series)
+    elif of in FLOW_FIGURES:
+        values = flow_figures(of, span, summary, series)
+    else:
+        values = flow_rates(of, window, config, summary, series)
     if clip and of in ("delivered_bps", "goodput_bps"):
         # Every flow's packets on the wire, against the link's bytes: one factor for all flows.
         delivered = flow_rates("delivered_bps", window, config, summary, series)
@@ -274,4 +329,7 @@ def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: d
         return interval_jain(config, summary, series, span, every_ns, keep)
     if of == "jain":
         return jain_index(values)
+    if of == "utilisation":
+        # Of a nominal rate (a bearer's, seed 002): the flows' delivered rates over it.
+        return float(np.sum(values)) / nominal_bps
     return combine(values, flows)

@@ -15,7 +15,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -28,7 +28,7 @@ from .measures import MeasureError, measure
 from .store import FAILURES, LOSS_EVENTS, QUEUE, SUMMARY, TIMESERIES, StudyStore, results_version
 from .sweep import Sweep
 from .sweeper import SweepProgress, SweepReport, run_sweep
-from .units import parse_duration
+from .units import parse_duration, parse_rate
 
 
 @dataclass(frozen=True)
@@ -128,11 +128,12 @@ def study_of(experiment_id: str) -> str:
 
 def reproduce(experiments: list[Experiment], store_root: Path, executor: Executor, quick: bool = False,
               progress: Optional[Callable[[SweepProgress], None]] = None,
+              overrides: Sequence[str] = (),
               measuring: Optional[Callable[[int, int, str], None]] = None) -> Reproduction:
     """Run (or find in the store) every run of `experiments`, all of one study, and measure them.
     `measuring(done, total, title)` is called before each experiment's runs are read back and measured."""
     started = time.perf_counter()
-    study, plans, store, unique = _plan_study(experiments, store_root, quick)
+    study, plans, store, unique = _plan_study(experiments, store_root, quick, overrides)
     fields = ["experiment", "row", "cell"]
     values = {name: sorted({run.params[name] for run in unique.values()}) for name in fields}
     # Longest runs first (packets to simulate ~ rate x duration): two cores finish together rather than one
@@ -173,13 +174,13 @@ def stored_runs(experiments: list[Experiment], store_root: Path, quick: bool = F
     return len(store.stored_keys() & unique.keys()), len(unique)
 
 
-def _plan_study(experiments: list[Experiment], store_root: Path, quick: bool):
+def _plan_study(experiments: list[Experiment], store_root: Path, quick: bool, overrides: Sequence[str] = ()):
     """(study, plans, the study's store, run key -> run) of experiments that must all be of one study."""
     studies = {study_of(e.id) for e in experiments}
     if len(studies) != 1:
         raise ValueError(f"experiments of several studies ({', '.join(sorted(studies))}); reproduce one at a time")
     study = studies.pop()
-    plans = [plan_experiment(e, quick) for e in experiments]
+    plans = [plan_experiment(e, quick, overrides) for e in experiments]
     store = StudyStore(store_root, study, results_version())
     unique: dict[str, object] = {}
     for plan in plans:
@@ -204,6 +205,10 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
     series_columns = ["time_s", "flow", "delivered"] + sorted({m.column for m in plan.experiment.metrics if m.column})
     if any(m.of == "bic_phase" for m in plan.experiment.metrics):
         series_columns += ["cwnd", "cc_w_max"]
+    if any(m.of in ("rtt_ms", "rtt_std_ms", "queueing_ms") for m in plan.experiment.metrics):
+        series_columns.append("rtt_s")
+    if any(m.of in ("rto_s", "timeout_time_s") for m in plan.experiment.metrics):
+        series_columns.append("rto_s")
     for run in plan.runs:
         key = run.run.key
         summary_path = store.path(SUMMARY, key)
@@ -242,13 +247,16 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
                                 column=metric.column, cc=metric.cc, queue=queue, threshold=metric.threshold,
                                 group=metric.group, loss_events=loss_events,
                                 every_ns=_scaled(parse_duration(metric.every), plan.time_scale) if metric.every else None,
-                                phase=metric.phase)
+                                phase=metric.phase,
+                                nominal_bps=parse_rate(metric.nominal) if metric.nominal else None)
             except MeasureError as exc:
                 outcome.errors.append((run.row, run.cell, run.replication, f"{metric.name}: {exc}"))
                 continue
             if metric.rate:
                 value *= UNIT_SCALE[metric.unit]
                 try:
+                    if isinstance(value, np.ndarray):   # flows = "each": no clipped figure
+                        raise MeasureError("per flow")
                     clipped_value = measure(metric.of, metric.flows, window, run.run.config, summary, series,
                                             column=metric.column, cc=metric.cc, queue=queue, group=metric.group,
                                             clip=True) * UNIT_SCALE[metric.unit]
@@ -256,7 +264,9 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
                     clipped_value = float("nan")   # runs stored before bytes_tx was kept: shown unclipped only
                 if not math.isnan(clipped_value):
                     clipped[(metric.name, run.row, run.cell)].append(clipped_value)
-            if not math.isnan(value):
+            if isinstance(value, np.ndarray):   # flows = "each": every flow's value
+                collected[(metric.name, run.row, run.cell)].extend(float(v) for v in value if not math.isnan(v))
+            elif not math.isnan(value):
                 collected[(metric.name, run.row, run.cell)].append(value)
     outcome.values = dict(collected)
     outcome.clipped = dict(clipped)

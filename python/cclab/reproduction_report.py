@@ -538,6 +538,25 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path,
                     timeseries_figure(out_dir / name, _titled(outcome, f"{figure.title or spec.title}: {spec.rows[r].name}"),
                                       SERIES_LABEL.get(figure.column, figure.column), panels)
                     drawn.append(Figure(name, spec.rows[r].name))
+        elif figure.kind == "cdf":
+            # The metric's values pooled over the replications (every flow with `flows = "each"`), as a CDF
+            # drawn through its 5 %-quantiles (the lines helper marks each point), a panel per cell.
+            metric = experiment.metric(figure.metric)
+            probabilities = [p / 20 for p in range(21)]
+            panels = []
+            for c in cells:
+                cdf_lines = []
+                for r in rows:
+                    values = outcome.values.get((figure.metric, r, c))
+                    if values:
+                        quantiles = [float(q) for q in np.quantile(np.asarray(values, dtype=float), probabilities)]
+                        cdf_lines.append((f"{spec.rows[r].name} (n={len(values)})", row_algorithm(spec.rows[r]),
+                                          quantiles, probabilities, [0.0] * len(probabilities), 0))
+                panels.append((spec.cells[c].name, cdf_lines))
+            name = f"{base}.png"
+            drawing(name)
+            lines_figure(out_dir / name, title, metric.title, "CDF", panels)
+            drawn.append(Figure(name, title))
     return drawn
 
 

@@ -23,8 +23,8 @@ from .engine import algorithm_names, canonical_algorithm, queue_names, queue_par
 from .distributions import Drawn, parse_distribution
 from .errors import BadValue, ScenarioError, scenario_error_from_validation
 from .overrides import apply_overrides
-from .link_models import (Arq, DelaySchedule, RateSchedule, TraceRate, parse_arq, parse_link_delay,
-                          parse_link_rate, parse_loss_model, scenario_dir)
+from .link_models import (Arq, DelaySchedule, DrawnRate, Outages, RateSchedule, TraceRate, apply_profile, parse_arq,
+                          parse_link_delay, parse_link_rate, parse_loss_model, parse_outages, scenario_dir)
 from .units import QueueSize, parse_byte_size, parse_duration, parse_queue_size, parse_rate
 
 MS = 10**6  # nanoseconds in a millisecond, for defaults
@@ -136,6 +136,9 @@ LinkRate = Annotated[Any, BeforeValidator(parse_link_rate)]      # bit/s, or a T
 LinkDelay = Annotated[Any, BeforeValidator(parse_link_delay)]    # ns, or a DelaySchedule
 LossModel = Annotated[dict, BeforeValidator(parse_loss_model)]   # the engine's loss model
 ArqField = Annotated[InstanceOf[Arq], BeforeValidator(parse_arq)]
+OutagesField = Annotated[InstanceOf[Outages], BeforeValidator(parse_outages)]
+# The keys a named link profile may fill in (link_models.apply_profile).
+PROFILE_KEYS = ("rate", "delay", "queue", "loss_rate", "loss", "arq", "outages")
 Probability = Annotated[float, Field(ge=0.0, lt=1.0)]
 
 
@@ -152,11 +155,14 @@ class OneWayLink:
     loss_rate: float
     loss: dict | None
     arq: Arq | None
+    outages: Outages | None = None
 
     def nominal_rate(self, where: tuple) -> int:
         """The rate a 'bdp' queue size refers to: the rate, or a schedule's first rate."""
         if isinstance(self.rate, RateSchedule):
             return self.rate.rate_bps[0]
+        if isinstance(self.rate, DrawnRate):
+            return max(1, round(self.rate.mean_bps))
         if isinstance(self.rate, TraceRate):
             raise BadValue("a 'bdp' size needs a rate, and this link's rate follows a trace",
                            "a size in packets or bytes", subpath=(*where, "queue", "size"))
@@ -172,6 +178,8 @@ class OneWayLink:
             models["loss"] = self.loss
         if self.arq is not None:
             models["arq"] = self.arq.engine()
+        if self.outages is not None:
+            models["outages"] = self.outages.engine()
         return models
 
     def engine_rate(self) -> int:
@@ -190,6 +198,12 @@ class LinkDirectionSpec(_Table):
     loss_rate: Probability | None = None
     loss: LossModel | None = None
     arq: ArqField | None = None
+    outages: OutagesField | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _profile(cls, data: Any) -> Any:
+        return apply_profile(data, PROFILE_KEYS)
 
 
 def _one_way(name: str, source: str, target: str, spec, reverse: LinkDirectionSpec | None = None) -> OneWayLink:
@@ -198,7 +212,7 @@ def _one_way(name: str, source: str, target: str, spec, reverse: LinkDirectionSp
         override = getattr(reverse, key) if reverse is not None else None
         return override if override is not None else getattr(spec, key)
     return OneWayLink(name, source, target, pick("rate"), pick("delay"), pick("queue"), float(pick("loss_rate")),
-                      pick("loss"), pick("arq"))
+                      pick("loss"), pick("arq"), pick("outages"))
 
 
 class BottleneckSpec(_Table):
@@ -209,7 +223,14 @@ class BottleneckSpec(_Table):
     loss_rate: Probability = 0.0         # packet error rate, forward direction
     loss: LossModel | None = None        # a loss model instead (forward direction)
     arq: ArqField | None = None          # link-layer retransmission (forward direction)
+    outages: OutagesField | None = None  # stalls independent of the load (forward direction)
     reverse: LinkDirectionSpec | None = None   # the way back, where it differs (rate, delay, queue, ...)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _profile(cls, data: Any) -> Any:
+        # `profile = "umts-2007-down"`: a named profile's keys where the table gives none.
+        return apply_profile(data, PROFILE_KEYS)
 
     @model_validator(mode="after")
     def _check(self) -> "BottleneckSpec":
@@ -228,12 +249,12 @@ class BottleneckSpec(_Table):
         reverse table gives its own; rate and delay are shared unless it overrides them."""
         back = self.reverse or LinkDirectionSpec()
         forward = OneWayLink("bottleneck", "left", "right", self.rate, self.delay, self.queue,
-                             float(self.loss_rate), self.loss, self.arq)
+                             float(self.loss_rate), self.loss, self.arq, self.outages)
         reverse = OneWayLink("bottleneck.reverse", "right", "left",
                              back.rate if back.rate is not None else self.rate,
                              back.delay if back.delay is not None else self.delay,
                              self.reverse_queue or back.queue or self.queue,
-                             float(back.loss_rate or 0.0), back.loss, back.arq)
+                             float(back.loss_rate or 0.0), back.loss, back.arq, back.outages)
         return forward, reverse
 
 
@@ -249,8 +270,14 @@ class LinkSpec(_Table):
     loss_rate: Probability = 0.0            # random packet errors, each direction
     loss: LossModel | None = None           # a loss model instead, each direction
     arq: ArqField | None = None             # link-layer retransmission, each direction
+    outages: OutagesField | None = None     # stalls independent of the load, each direction (own draws)
     duplex: bool = True
     reverse: LinkDirectionSpec | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _profile(cls, data: Any) -> Any:
+        return apply_profile(data, PROFILE_KEYS)
 
     @model_validator(mode="after")
     def _check(self) -> "LinkSpec":
@@ -333,7 +360,7 @@ class NetworkSpec(_Table):
         rate = self.bottleneck.rate
         if isinstance(rate, RateSchedule):
             return 10 * max(rate.rate_bps)
-        if isinstance(rate, TraceRate):
+        if isinstance(rate, (TraceRate, DrawnRate)):
             return 10**9
         return 10 * rate
 

@@ -1,0 +1,43 @@
+"""Seed 002's per-flow figures (cclab.measures FLOW_FIGURES), on a hand-made run of two flows."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cclab.measures import measure
+
+CONFIG = {"run": {"measure_from_ns": 0, "duration_ns": 400_000_000}, "bottleneck": {"rate_bps": 0},
+          "packet_size": 1500, "header_size": 40}
+SUMMARY = pd.DataFrame({"flow": [1, 0], "timeouts": [3, 1], "retransmissions": [5, 0], "packets_sent": [50, 100],
+                        "goodput_bps": [100e3, 300e3], "delivered_bps": [110e3, 330e3]})
+# Samples at 0, 0.1, ..., 0.4 s. Flow 0: RTT 1, 1, 2, 2 s and NaN before its first ACK; RTO 3 s throughout.
+# Flow 1: RTT 0.5 s throughout, RTO 1, 1, 2, 2, 4 s.
+SERIES = pd.DataFrame({
+    "time_s": np.repeat([0.0, 0.1, 0.2, 0.3, 0.4], 2),
+    "flow": [0, 1] * 5,
+    "rtt_s": [np.nan, 0.5, 1.0, 0.5, 1.0, 0.5, 2.0, 0.5, 2.0, 0.5],
+    "rto_s": [3.0, 1.0, 3.0, 1.0, 3.0, 2.0, 3.0, 2.0, 3.0, 4.0],
+})
+
+
+def figure(of, flows="each", **kw):
+    return measure(of, flows, None, CONFIG, SUMMARY, lambda: SERIES, **kw)
+
+
+def test_per_flow_figures_in_flow_order():
+    assert list(figure("timeouts")) == [1.0, 3.0]
+    assert list(figure("retransmissions")) == [0.0, 10.0]            # 5 of 50 packets
+    assert list(figure("rtt_ms")) == [1500.0, 500.0]                 # NaN sample left out: (1+1+2+2)/4
+    assert list(figure("rtt_std_ms")) == [500.0, 0.0]                # population sd of 1,1,2,2
+    assert list(figure("queueing_ms")) == [500.0, 0.0]               # mean 1.5 s less min 1 s
+    assert list(figure("rto_s")) == [3.0, 2.0]                       # (1+1+2+2+4)/5
+    assert list(figure("timeout_time_s")) == [3.0, 6.0]              # 1 x 3 s, 3 x 2 s
+    assert figure("timeouts", flows="mean") == 2.0
+
+
+def test_utilisation_of_a_nominal_rate():
+    # Delivered 110 + 330 kbit/s of a nominal 880 kbit/s: 0.5. The link's own rate (0: a modelled rate)
+    # cannot serve.
+    assert figure("utilisation", flows="sum", nominal_bps=880_000) == pytest.approx(0.5)
+    with pytest.raises(Exception, match="nominal"):
+        figure("utilisation", flows="sum")
