@@ -11,7 +11,10 @@ came with 6.7).
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # numpy is imported by the decoders, so that the socket options above cost nothing to import
+    import numpy as np
 
 TCP_INFO = 11          # getsockopt(IPPROTO_TCP, ...) option numbers, linux/tcp.h
 TCP_CONGESTION = 13
@@ -49,6 +52,8 @@ BBR_UNIT = 256         # the gains are fixed point, 1.0 = 256 (net/ipv4/tcp_bbr.
 def decode(records: list[bytes]) -> dict[str, np.ndarray]:
     """The samples' fields as columns: 8-, 16- and 32-bit integers as int64, 64-bit ones as float64, and
     float64 with NaN for a field past the end of what the kernel returned."""
+    import numpy as np
+
     if not records:
         return {name: np.array([], dtype=np.int64) for name, _, _ in FIELDS}
     width = max(len(r) for r in records)
@@ -76,6 +81,8 @@ def decode_bbr(records: list[bytes | None]) -> dict[str, np.ndarray]:
     """BBR's estimates per sample (NaN where the flow is not BBR): bottleneck bandwidth (bit/s), min RTT (s),
     pacing and cwnd gains (plain numbers; pacing gain tells the mode: 2.89 startup, 0.35 drain, 1.25 / 0.75 /
     1 probe-bw's cycle, 1 probe-rtt with cwnd at 4)."""
+    import numpy as np
+
     n = len(records)
     out = {name: np.full(n, np.nan) for name in ("bbr_bw_bps", "bbr_min_rtt_s", "bbr_pacing_gain", "bbr_cwnd_gain")}
     for i, record in enumerate(records):   # only BBR flows have a record; a few thousand per run
