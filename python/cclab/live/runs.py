@@ -181,6 +181,10 @@ def measure(spec: RunSpec, host: str, port: int = DEFAULT_PORT, namespace: str |
             "transfer_s": active_s,
             "mss": mss,
             "min_rtt_s": float(final["min_rtt_us"][i]) / 1e6,
+            # Reordering the kernel saw, and duplicate segments the receiver reported (D-SACK, RFC 2883):
+            # on the testbed both should be 0; a real path may have either.
+            "reordering_seen": int(final["reord_seen"][i]),
+            "dsack_dups": int(final["dsack_dups"][i]),
         })
     table = add_path_figures(pd.DataFrame(rows), pd.DataFrame(series))
     sampler_stats = {"interval_s": spec.sample_interval_ns / 1e9, "samples": sampler.samples,

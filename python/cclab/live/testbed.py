@@ -47,6 +47,7 @@ READY_TIMEOUT_S = 10.0
 
 @dataclass(frozen=True)
 class TestbedConfig:
+    __test__ = False                     # not a test class, whatever pytest guesses from the name
     name: str = "cclab"                  # namespaces <name>-snd, <name>-mid, <name>-rcv
     rate_bps: int | None = 20_000_000    # bottleneck rate of IP packets, bit/s; None: unshaped
     delay_ns: int = 10_000_000           # one-way delay added in each direction, ns
@@ -102,6 +103,8 @@ def _sysctl(namespace: str, *settings: str) -> None:
 
 class Testbed:
     """A running testbed (from `up`) or one to start; `with Testbed.up(config) as bed:` tears it down."""
+
+    __test__ = False
 
     def __init__(self, config: TestbedConfig, delay_line_pid: int | None = None, stats_path: Path | None = None):
         self.config = config

@@ -58,7 +58,9 @@ class Server:
         self.port = self.listener.getsockname()[1]
         self.completed = 0            # flows answered
         self.broken = 0               # flows that ended without a clean end of stream (client killed, reset)
+        self.receiving = 0            # flows past their header, not yet ended
         self._closing = threading.Event()
+        self._lock = threading.Lock()
 
     def serve_forever(self) -> None:
         while not self._closing.is_set():
@@ -87,6 +89,7 @@ class Server:
         received, first_ns, last_ns, header = 0, 0, 0, None
         buffer = bytearray(CHUNK)
         view = memoryview(buffer)
+        counted = False
         try:
             connection.settimeout(IDLE_TIMEOUT_S)
             pending = b""
@@ -103,6 +106,8 @@ class Server:
                         received = len(rest)
                 elif len(pending) > HEADER_LIMIT:
                     raise ConnectionError("no cclab header")
+            self._count(+1)
+            counted = True
             while True:
                 n = connection.recv_into(buffer)
                 if n == 0:
@@ -119,7 +124,13 @@ class Server:
             what = f"flow {header.get('flow')} of run {header.get('run')}" if isinstance(header, dict) else "a flow"
             log.warning("%s from %s:%s ended after %d bytes: %s", what, peer[0], peer[1], received, exc)
         finally:
+            if counted:
+                self._count(-1)
             connection.close()
+
+    def _count(self, change: int) -> None:
+        with self._lock:
+            self.receiving += change
 
 
 # --- client ------------------------------------------------------------------------------------------
