@@ -11,8 +11,9 @@
 //! and no GIL: a reader (poll with a 100 ms timeout, so that `stop` is seen, then `read`) stamps each
 //! packet with its release instant; a writer sleeps until the head's release instant and writes every
 //! packet that is due. Both set their timer slack to 1 ns (prctl PR_SET_TIMERSLACK; the default 50 µs
-//! would be added to every sleep), and the writer records how late each write is against its release
-//! instant, the delay line's own measure of its accuracy.
+//! would be added to every sleep) and, where allowed, run at a low real-time priority (SCHED_FIFO 10), and
+//! the writer records how late each write is against its release instant, the delay line's own measure of
+//! its accuracy.
 
 use std::collections::VecDeque;
 use std::os::fd::RawFd;
@@ -46,6 +47,8 @@ pub struct Counters {
     pub late_ns_max: AtomicU64,
     /// Most packets held at once.
     pub held_max: AtomicU64,
+    /// Threads running at real-time priority (2 when allowed: root or CAP_SYS_NICE; else 0).
+    pub realtime_threads: AtomicU64,
 }
 
 struct Shared {
@@ -111,16 +114,26 @@ impl Drop for DelayLine {
     }
 }
 
-fn precise_timers() {
-    // SAFETY: PR_SET_TIMERSLACK takes an unsigned long and affects only the calling thread.
+/// Real-time priority of the line's threads (SCHED_FIFO, 1-99): above every ordinary process, so that a
+/// loaded machine delays a packet's release by the kernel's wake-up latency (tens of µs), not by a time
+/// slice of someone else's (milliseconds). Low among real-time priorities: the kernel's own stay above it.
+const REALTIME_PRIORITY: i32 = 10;
+
+fn precise_timers(counters: &Counters) {
+    // SAFETY: PR_SET_TIMERSLACK takes an unsigned long and affects only the calling thread;
+    // pthread_setschedparam on our own thread with a valid sched_param.
     unsafe {
         libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
+        let param = libc::sched_param { sched_priority: REALTIME_PRIORITY };
+        if libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) == 0 {
+            counters.realtime_threads.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 
 fn read_loop(fd: RawFd, delay: Duration, capacity_packets: usize, shared: &Shared) {
-    precise_timers();
     let counters = &shared.counters;
+    precise_timers(counters);
     let mut buffer = vec![0u8; MAX_PACKET_BYTES];
     while !shared.stop.load(Ordering::Relaxed) {
         let mut poll_fd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
@@ -155,8 +168,8 @@ fn read_loop(fd: RawFd, delay: Duration, capacity_packets: usize, shared: &Share
 }
 
 fn write_loop(fd: RawFd, shared: &Shared) {
-    precise_timers();
     let counters = &shared.counters;
+    precise_timers(counters);
     let mut queue = shared.queue.lock().expect("delay line queue");
     loop {
         if shared.stop.load(Ordering::Relaxed) {

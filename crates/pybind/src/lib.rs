@@ -151,7 +151,8 @@ impl DelayLine {
     }
 
     /// Counters since the start: packets in and out, bytes out, drops (line full), read and write errors,
-    /// lateness of the writes against their release instants (total and largest, ns), most packets held.
+    /// lateness of the writes against their release instants (total and largest, ns), most packets held,
+    /// threads at real-time priority.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         use std::sync::atomic::Ordering::Relaxed;
         let out = PyDict::new_bound(py);
@@ -167,6 +168,7 @@ impl DelayLine {
             out.set_item("late_ns_max", c.late_ns_max.load(Relaxed))?;
             out.set_item("held_max", c.held_max.load(Relaxed))?;
             out.set_item("held", line.held())?;
+            out.set_item("realtime_threads", c.realtime_threads.load(Relaxed))?;
         }
         Ok(out)
     }
