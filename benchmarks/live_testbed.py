@@ -18,7 +18,8 @@ Parts:
 - sampler: one cubic flow at 100 Mbit/s, 10 ms one way, sampled every 1, 5 and 1000 ms (the last as good
   as none), alternating, 3 times: goodput and the sampler's CPU share.
 - compare: `cclab compare`'s two runs for each algorithm x rate x buffer (in BDPs of the path's round trip),
-  RTT 40 ms (bottleneck 15 ms + 2 x 2.5 ms access each way).
+  RTT 40 ms (bottleneck 15 ms + 2 x 2.5 ms access each way), the live run repeated (--repeat, default 3)
+  in seed 002's rotation.
 """
 
 from __future__ import annotations
@@ -176,38 +177,49 @@ seed = 1
 """
 
 
-def part_compare(results: dict, rates: list[float], buffers: list[float], duration: str, ccs: list[str]) -> None:
+def part_compare(results: dict, rates: list[float], buffers: list[float], duration: str, ccs: list[str],
+                 repeat: int) -> None:
+    """Every cell `repeat` times, rotated as seed 002 did: each repetition goes through every cell once. The
+    simulation of a single flow is deterministic, so its first run stands for all; the live figures are
+    the mean over the repetitions, with their range."""
     from cclab.live.compare import compare
 
-    print(f"\n### Simulated vs live: one flow, RTT 40 ms, {duration}\n")
-    print("| algorithm | rate | buffer | goodput sim / live Mbit/s | retrans % sim / live | loss events sim / live | "
-          "timeouts sim / live | RTT mean sim / live ms | queueing mean sim / live ms | drops sim / live |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    rows = []
     folder = Path(tempfile.mkdtemp(prefix="cclab-live-compare-"))
+    cells = []
     for rate in rates:
         bdp = rate * 1e6 * 0.040 / (1500 * 8)
         for buffer in buffers:
-            packets = max(2, round(buffer * bdp))
             for cc in ccs:
+                packets = max(2, round(buffer * bdp))
                 path = folder / f"{cc}-{rate:g}-{buffer:g}.toml"
                 path.write_text(SCENARIO.format(rate=rate, buffer=packets, cc=cc, duration=duration))
-                comparison = compare(path, name=NAME)
-                table = comparison.table()
-                pick = {r["figure"]: r for r in table.to_dict("records")}
-                row = {"cc": cc, "rate_mbps": rate, "buffer_bdp": buffer, "buffer_packets": packets,
-                       **{f"{k}": {"sim": v["simulated"], "live": v["live"]} for k, v in pick.items()}}
-                rows.append(row)
+                cells.append({"cc": cc, "rate_mbps": rate, "buffer_bdp": buffer, "buffer_packets": packets,
+                              "path": path, "sim": None, "live": []})
+    for repetition in range(repeat):
+        for cell in cells:
+            table = compare(cell["path"], name=NAME).table()
+            pick = {r["figure"]: r for r in table.to_dict("records")}
+            if cell["sim"] is None:
+                cell["sim"] = {k: v["simulated"] for k, v in pick.items()}
+            cell["live"].append({k: v["live"] for k, v in pick.items()})
+            time.sleep(1)
+        print(f"repetition {repetition + 1} of {repeat} done", file=sys.stderr, flush=True)
+    print(f"\n### Simulated vs live: one flow, RTT 40 ms, {duration}; live: mean [min-max] of {repeat} runs\n")
+    print("| algorithm | rate | buffer | goodput Mbit/s sim / live | retrans % sim / live | loss events sim / live | "
+          "timeouts sim / live | RTT mean ms sim / live | queueing mean ms sim / live | drops sim / live |")
+    print("|---|---:|---:|---|---|---|---|---|---|---|")
+    for cell in cells:
+        def pair(figure: str, digits: int = 2) -> str:
+            values = [run[figure] for run in cell["live"]]
+            spread = f" [{min(values):.{digits}f}-{max(values):.{digits}f}]" if len(values) > 1 else ""
+            return f"{cell['sim'][figure]:.{digits}f} / {statistics.mean(values):.{digits}f}{spread}"
 
-                def pair(figure: str, digits: int = 2) -> str:
-                    return f"{pick[figure]['simulated']:.{digits}f} / {pick[figure]['live']:.{digits}f}"
-
-                print(f"| {cc} | {rate:g} Mbit/s | {buffer:g} BDP ({packets}) | {pair('goodput Mbit/s')} | "
-                      f"{pair('retransmissions %')} | {pair('loss events', 0)} | {pair('timeouts', 0)} | "
-                      f"{pair('RTT mean ms', 1)} | {pair('queueing mean ms', 1)} | {pair('bottleneck drops', 0)} |",
-                      flush=True)
-                time.sleep(1)
-    results["compare"] = rows
+        print(f"| {cell['cc']} | {cell['rate_mbps']:g} Mbit/s | {cell['buffer_bdp']:g} BDP ({cell['buffer_packets']}) | "
+              f"{pair('goodput Mbit/s')} | {pair('retransmissions %')} | {pair('loss events', 0)} | "
+              f"{pair('timeouts', 0)} | {pair('RTT mean ms', 1)} | {pair('queueing mean ms', 1)} | "
+              f"{pair('bottleneck drops', 0)} |", flush=True)
+        cell["path"] = str(cell["path"])
+    results["compare"] = cells
 
 
 def main() -> int:
@@ -217,6 +229,7 @@ def main() -> int:
     parser.add_argument("--buffers", default="0.25,1")
     parser.add_argument("--ccs", default="reno,cubic,bbr")
     parser.add_argument("--duration", default="20s")
+    parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
     parts = args.only.split(",")
@@ -231,7 +244,7 @@ def main() -> int:
     if "compare" in parts:
         parse_duration(args.duration)
         part_compare(results, [float(r) for r in args.rates.split(",")], [float(b) for b in args.buffers.split(",")],
-                     args.duration, args.ccs.split(","))
+                     args.duration, args.ccs.split(","), args.repeat)
     if args.json_out:
         args.json_out.write_text(json.dumps(results, indent=2, default=str) + "\n")
     return 0

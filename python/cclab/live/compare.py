@@ -25,7 +25,7 @@ from ..scenario import read_toml
 from ..analysis.path_metrics import add_path_figures
 from ..errors import ScenarioError
 from .runs import LiveRun, RunSpec, measure
-from .system import LiveError, check_congestion_control
+from .system import LiveError, check_congestion_control, require_namespaces, require_root
 from .testbed import RECEIVER_ADDRESS, Testbed, TestbedConfig
 
 SIMULATION_SAMPLE_INTERVAL = "10ms"
@@ -158,6 +158,8 @@ def compare(path: Path, overrides: Sequence[str] = (), name: str = "cclab", samp
     from .transfer import Server
     from . import netns
 
+    require_root("cclab compare (it starts the local testbed)")
+    require_namespaces()
     chosen = plan(path, overrides, name, sample_interval_ns)
     all_overrides = [*overrides, *chosen.overrides, "run.measure_from=0s"]
     try:
