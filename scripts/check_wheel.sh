@@ -95,6 +95,13 @@ for name in newreno cubic bbr; do
 done
 ok "cclab algorithms"
 
+# Live measurement (docs/live.md): its commands, and the delay line the testbed starts from the package.
+"$CCLAB" live --help >/dev/null || fail "cclab live --help"
+"$CCLAB" compare --help >/dev/null || fail "cclab compare --help"
+"$WORK/venv/bin/python" -c 'import cclab._engine as e, cclab.live.delayline; assert callable(e.DelayLine)' \
+    || fail "the live testbed's delay line is missing from the wheel"
+ok "cclab live and compare, and the delay line, in the wheel"
+
 "$CCLAB" run "$PACKAGE/studies/seed000/single-flow.toml" --set run.duration=5s --set run.measure_from=1s \
     --out "$WORK/run" >"$WORK/run.txt" 2>&1 || fail "cclab run of a packaged scenario: $(cat "$WORK/run.txt")"
 [[ -s "$WORK/run/timeseries.parquet" ]] || fail "cclab run --out wrote no time series"

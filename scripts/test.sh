@@ -10,6 +10,7 @@ START=$SECONDS
 scripts/setup.sh
 echo "test.sh: setup done in $((SECONDS - START)) s"
 cargo test -p cclab-engine
+cargo test -p cclab-delayline   # the live testbed's delay line (a second or so)
 echo "test.sh: engine tests done at $((SECONDS - START)) s"
 scripts/check_wheel.sh --no-sdist
 echo "test.sh: wheel check done at $((SECONDS - START)) s"

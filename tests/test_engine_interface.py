@@ -26,6 +26,9 @@ from conftest import EXAMPLE  # noqa: E402
 MODULE_FUNCTIONS = ["algorithms_json", "queues_json", "source_hash", "version"]
 SIMULATION_METHODS = ["connection_records", "link_series", "loss_events", "run_until", "summary_json", "timeseries"]
 SIMULATION_PROPERTIES = ["duration_ns", "events", "now_ns"]
+# Not the simulation's: the live testbed's delay line (cclab.live.delayline), which the stand-in never needs.
+LIVE_CLASSES = ["DelayLine"]
+DELAY_LINE_METHODS = ["stats", "stop"]
 
 
 def public(names) -> list[str]:
@@ -38,8 +41,9 @@ def parameters(function) -> list[str]:
 
 def test_the_real_bindings_are_what_the_lists_say():
     # If this fails, the bindings changed: update the lists, tests/fake_engine.py and docs/engine-interface.md.
-    assert public(dir(real)) == sorted(MODULE_FUNCTIONS + ["Simulation"])
+    assert public(dir(real)) == sorted(MODULE_FUNCTIONS + ["Simulation"] + LIVE_CLASSES)
     assert public(dir(real.Simulation)) == sorted(SIMULATION_METHODS + SIMULATION_PROPERTIES)
+    assert public(dir(real.DelayLine)) == DELAY_LINE_METHODS
 
 
 def test_the_fake_has_the_same_functions_with_the_same_parameters():

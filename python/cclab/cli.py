@@ -656,6 +656,17 @@ def results_query_command(sql: str, store: Path | None, study: str | None, all_v
     _stdout().print(table)
 
 
+def _register_live() -> None:
+    # cclab.live.cli imports only click at module level, as this module does.
+    from .live.cli import compare_command, live_group
+
+    cli.add_command(live_group)
+    cli.add_command(compare_command)
+
+
+_register_live()
+
+
 def _cell(value) -> str:
     if isinstance(value, float):
         return f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.0f}"

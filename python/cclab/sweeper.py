@@ -73,7 +73,7 @@ def _identity(sweep: Sweep, store: StudyStore, run: PlannedRun) -> dict:
     # stores the same bytes.
     return {"study": sweep.study, "cclab_version": store.version, "run_key": run.key,
             "scenario_hash": run.scenario_hash, "seed": run.seed, "replication": run.replication,
-            "params": run.params_json}
+            "params": run.params_json, "source": "simulation"}
 
 
 def _failure_record(sweep: Sweep, store: StudyStore, run: PlannedRun, outcome: dict, attempts: int) -> dict:

@@ -181,6 +181,54 @@ fn next_slice(slice_ns: u64, took: Duration) -> u64 {
     ((slice_ns as f64 * factor.clamp(0.25, 4.0)) as u64).max(1_000)
 }
 
+/// The live testbed's delay line (crate cclab-delayline) on an open TUN device: every packet read from the
+/// device is written back into it `delay_ns` later, by two threads of its own that never take the GIL.
+/// Not part of the simulation interface: `cclab.live.delayline` runs it in the testbed's middle namespace.
+#[pyclass(module = "cclab._engine")]
+struct DelayLine {
+    inner: Option<cclab_delayline::DelayLine>,
+}
+
+#[pymethods]
+impl DelayLine {
+    #[new]
+    fn new(fd: i32, delay_ns: u64, capacity_packets: usize) -> PyResult<Self> {
+        let line = cclab_delayline::DelayLine::start(fd, std::time::Duration::from_nanos(delay_ns), capacity_packets)
+            .map_err(|e| PyRuntimeError::new_err(format!("the delay line's threads did not start: {e}")))?;
+        Ok(DelayLine { inner: Some(line) })
+    }
+
+    /// Counters since the start: packets in and out, bytes out, drops (line full), read and write errors,
+    /// lateness of the writes against their release instants (total and largest, ns), most packets held,
+    /// threads at real-time priority.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let out = PyDict::new_bound(py);
+        if let Some(line) = &self.inner {
+            let c = line.counters();
+            out.set_item("packets_in", c.packets_in.load(Relaxed))?;
+            out.set_item("packets_out", c.packets_out.load(Relaxed))?;
+            out.set_item("bytes_out", c.bytes_out.load(Relaxed))?;
+            out.set_item("drops_full", c.drops_full.load(Relaxed))?;
+            out.set_item("read_errors", c.read_errors.load(Relaxed))?;
+            out.set_item("write_errors", c.write_errors.load(Relaxed))?;
+            out.set_item("late_ns_total", c.late_ns_total.load(Relaxed))?;
+            out.set_item("late_ns_max", c.late_ns_max.load(Relaxed))?;
+            out.set_item("held_max", c.held_max.load(Relaxed))?;
+            out.set_item("held", line.held())?;
+            out.set_item("realtime_threads", c.realtime_threads.load(Relaxed))?;
+        }
+        Ok(out)
+    }
+
+    /// Stop the threads (within 100 ms); packets still held are dropped. Stopping twice is harmless.
+    fn stop(&mut self, py: Python<'_>) {
+        if let Some(mut line) = self.inner.take() {
+            py.allow_threads(|| line.stop());
+        }
+    }
+}
+
 fn float64<'py>(py: Python<'py>, values: &[f64]) -> Bound<'py, PyArray1<f64>> {
     PyArray1::from_slice_bound(py, values)
 }
@@ -230,6 +278,7 @@ fn _panic_for_tests(message: &str) -> PyResult<()> {
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
+    m.add_class::<DelayLine>()?;
     m.add_function(wrap_pyfunction!(algorithms_json, m)?)?;
     m.add_function(wrap_pyfunction!(queues_json, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
