@@ -328,6 +328,10 @@ pub struct FlowConfig {
     pub rto_min_ns: u64,
     #[serde(default = "default_rwnd")]
     pub rwnd_packets: u64,
+    /// Linux `snd_cwnd_clamp` in packets: the congestion window stops growing there (ns-2.35 TCP-Linux's
+    /// window_, which seed 001 sets to 10000; `tcp::sender::SenderConfig::cwnd_clamp`). None: no clamp.
+    #[serde(default)]
+    pub cwnd_clamp_packets: Option<u32>,
     /// Send new data ECN-capable and answer the receiver's echoes (RFC 3168); marks come from a queue
     /// discipline with `ecn` on.
     #[serde(default)]
@@ -466,6 +470,9 @@ impl ScenarioConfig {
             if f.rwnd_packets == 0 {
                 return Err(err(format!("flows.{i}.rwnd"), "must be at least 1 packet"));
             }
+            if f.cwnd_clamp_packets == Some(0) {
+                return Err(err(format!("flows.{i}.cwnd_clamp"), "must be at least 1 packet"));
+            }
             if let Some(d) = &f.start_draw_ns {
                 d.validate().map_err(|m| err(format!("flows.{i}.start"), m))?;
                 if f.start_jitter_ns > 0 {
@@ -517,7 +524,7 @@ impl ScenarioConfig {
             if self.topology.is_some() && f.direction == FlowDirection::Reverse {
                 return Err(err(format!("{field}.direction"), "over links the route gives the direction"));
             }
-            if f.initial_cwnd == 0 || f.rwnd_packets == 0 {
+            if f.initial_cwnd == 0 || f.rwnd_packets == 0 || f.cwnd_clamp_packets == Some(0) {
                 return Err(err(format!("{field}.initial_cwnd"), "windows must be at least 1 packet"));
             }
         }

@@ -278,6 +278,7 @@ fn flow(over_links: bool, edge: bool) -> BoxedStrategy<Value> {
         ("initial_cwnd", u32ish(edge)),
         ("rto_min_ns", uint(edge).boxed()),
         ("rwnd_packets", uint(edge).boxed()),
+        ("cwnd_clamp_packets", u32ish(edge)),
     ];
     if over_links {
         if edge {

@@ -1,5 +1,5 @@
-//! Finite transfers (`size_bytes`) and window-limited flows (`rwnd_packets`) on an idle link, against
-//! slow-start and window arithmetic worked out by hand.
+//! Finite transfers (`size_bytes`) and window-limited flows (`rwnd_packets`, `cwnd_clamp_packets`) on an
+//! idle link, against slow-start and window arithmetic worked out by hand.
 
 use cclab_engine::Simulation;
 use serde_json::{json, Value};
@@ -104,6 +104,24 @@ fn a_receiver_window_caps_the_flow() {
     assert!((780..=784).contains(&packets), "{packets} packets delivered in 10 s");
     let sent = f["packets_sent"].as_u64().unwrap();
     assert!((780..=784).contains(&sent), "{sent} packets sent in 10 s");
+}
+
+/// A cwnd clamp of 4 on the same idle link: slow start stops at cwnd 4 and nothing is ever lost, so the
+/// window is 4 packets for the whole run and the flow is the receiver-window flow above, to the packet:
+/// 780 to 784 packets in the 10 s window.
+#[test]
+fn a_cwnd_clamp_caps_a_lossless_flow_as_a_receiver_window_does() {
+    let flow = json!({"cc": "newreno", "route": ["a", "b"], "cwnd_clamp_packets": 4});
+    let f = run(&idle_link(flow, 11_000 * MS, 1000 * MS));
+    let packets = (f["goodput_bps"].as_f64().unwrap() * 10.0 / (PAYLOAD * 8) as f64).round() as u64;
+    assert!((780..=784).contains(&packets), "{packets} packets delivered in 10 s");
+}
+
+#[test]
+fn a_cwnd_clamp_of_zero_is_refused_by_name() {
+    let flow = json!({"cc": "newreno", "route": ["a", "b"], "cwnd_clamp_packets": 0});
+    let e = Simulation::from_json(&idle_link(flow, 1000 * MS, 0).to_string()).err().expect("refused");
+    assert_eq!(e.field, "flows.0.cwnd_clamp");
 }
 
 /// 25 window-limited flows (64 packets) whose starts are drawn uniformly from [0, 100 s] and whose lives

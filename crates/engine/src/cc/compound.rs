@@ -201,6 +201,10 @@ pub struct Compound {
     /// the next cwnd-limited ACK: the port re-splits its parts against `snd_cwnd` at the start of
     /// `cong_avoid` and writes their sum back only at its end.
     core_cwnd: Option<u32>,
+    /// Linux `snd_cwnd_clamp` (packets; u32::MAX: none). The module guards only the Reno part's increment
+    /// with it, `if (inc && tp->snd_cwnd < tp->snd_cwnd_clamp) vegas->cwnd++` (ns-2.35
+    /// `tcp/linux/src/tcp_compound.c`, `tcp_compound_cong_avoid`); dwnd is not clamped, so win may pass it.
+    cwnd_clamp: u32,
 }
 
 impl Compound {
@@ -219,6 +223,7 @@ impl Compound {
             last_snd_nxt: 0,
             last_diff: None,
             core_cwnd: None,
+            cwnd_clamp: u32::MAX,
         }
     }
 
@@ -377,8 +382,15 @@ impl CongestionControl for Compound {
         if !s.cwnd_limited {
             return;
         }
+        // The clamp is compared with snd_cwnd as the module finds it, before this ACK's growth; the growth
+        // counter still runs and only the increment is dropped, as in the module.
+        let snd_cwnd = self.total();
         self.core_cwnd = None;
+        let reno_before = self.reno.cwnd;
         self.grow_reno_part(s.acked);
+        if snd_cwnd >= self.cwnd_clamp {
+            self.reno.cwnd = self.reno.cwnd.min(reno_before);
+        }
         if s.snd_una > self.beg_snd_nxt {
             self.end_of_round(s);
         }
@@ -425,6 +437,12 @@ impl CongestionControl for Compound {
     /// Both variants follow the port: the parts are re-split against this window at the next ACK.
     fn set_cwnd(&mut self, cwnd: u32) {
         self.core_cwnd = Some(cwnd.max(1));
+    }
+
+    /// Applied here, to the Reno part only (see the `cwnd_clamp` field).
+    fn set_cwnd_clamp(&mut self, clamp: u32) -> bool {
+        self.cwnd_clamp = clamp;
+        true
     }
 
     fn cwnd(&self) -> u32 {
@@ -669,6 +687,30 @@ mod tests {
         assert_eq!(c.reno.cwnd, 100);
         c.on_ack(&ack(200, None));
         assert_eq!((c.reno.cwnd, c.cwnd()), (101, 201));
+    }
+
+    #[test]
+    fn a_cwnd_clamp_holds_the_reno_part_and_leaves_dwnd_free() {
+        // Port, congestion avoidance at 150 + 50 = 200 (ssthresh 50), no round ending (beg_snd_nxt far).
+        // ACK counting: the counter reaches win = 200 on the 200th ACK, which adds one packet: 151.
+        let mut free = ctcp("linux-2.6.22", 150, 50.0, 50);
+        free.beg_snd_nxt = 10_000;
+        let mut clamped = ctcp("linux-2.6.22", 150, 50.0, 50);
+        clamped.beg_snd_nxt = 10_000;
+        assert!(clamped.set_cwnd_clamp(200));
+        for una in 1..=200 {
+            free.on_ack(&ack(una, None));
+            clamped.on_ack(&ack(una, None));
+        }
+        assert_eq!((free.reno.cwnd, free.cwnd()), (151, 201));
+        // snd_cwnd 200 is not below the clamp 200: the increment is dropped, the counter restarts.
+        assert_eq!((clamped.reno.cwnd, clamped.reno.cwnd_cnt, clamped.cwnd()), (150, 0, 200));
+        // A round of 100 packets at RTT = baseRTT: dwnd += floor(isqrt(isqrt(100^3)) / 8) - 1
+        // = floor(31 / 8) - 1 = 2, unclamped: win 150 + 52 = 202, past the clamp, as in the module.
+        clamped.beg_snd_una = 0;
+        clamped.beg_snd_nxt = 100;
+        finish_round(&mut clamped, 100);
+        assert_eq!((clamped.reno.cwnd, clamped.dwnd, clamped.cwnd()), (150, 52.0, 202));
     }
 
     #[test]

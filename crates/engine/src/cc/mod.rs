@@ -165,6 +165,13 @@ pub trait CongestionControl: Send {
         false
     }
 
+    /// Linux `snd_cwnd_clamp` (packets), given once before the flow starts when the flow has one. Return
+    /// true if the algorithm applies it itself, as its Linux module does; the default returns false and
+    /// the sender then withholds growth at the clamp (`SenderConfig::cwnd_clamp`).
+    fn set_cwnd_clamp(&mut self, _clamp: u32) -> bool {
+        false
+    }
+
     /// Called once with the flow's packet size and random stream, before the flow starts.
     fn attach(&mut self, _ctx: FlowContext) {}
 

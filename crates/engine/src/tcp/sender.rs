@@ -38,8 +38,18 @@ pub struct SenderConfig {
     pub packet_size: u32,
     pub recovery: Recovery,
     pub rto_min: SimDuration,
-    /// Receiver window in packets.
+    /// Receiver window in packets: a limit on the sequence span snd_nxt - snd_una (ns-2 `TcpAgent`'s
+    /// window_, `window() = min(cwnd_, wnd_)` with `t_seqno_ <= highest_ack_ + win`).
     pub rwnd: u64,
+    /// Linux `snd_cwnd_clamp`, packets: the congestion window does not grow past it. ns-2.35 TCP-Linux
+    /// turns window_ into this and nothing else (`tcp/linux/tcp-linux.cc`: `load_to_linux` sets
+    /// `snd_cwnd_clamp = wnd_`, `window()` returns `snd_cwnd` alone, and `send_much` sends while the pipe
+    /// is below it), so unlike `rwnd` it never stops new data behind a hole during recovery. It bounds
+    /// growth, not sending: each 2.6.22 module guards its increment with `snd_cwnd < snd_cwnd_clamp`.
+    /// An algorithm that applies it itself says so (`CongestionControl::set_cwnd_clamp`; Compound clamps
+    /// only its loss-based part, as its module does); for the others the sender withholds growth, marking
+    /// ACKs not cwnd-limited once cwnd >= the clamp. None: no clamp.
+    pub cwnd_clamp: Option<u32>,
     /// No new data is sent from this time on.
     pub stop: Option<SimTime>,
     /// Negotiate ECN: send new data ECN-capable and react to the receiver's echo (RFC 3168).
@@ -104,11 +114,14 @@ pub struct Sender {
     cwr_pending: bool,
     /// At most k packets back to back (`tcp/burst.rs`), held with the pacing mechanism.
     burst: Option<BurstLimit>,
+    /// `cfg.cwnd_clamp` where the sender enforces it (the algorithm does not apply it itself).
+    growth_clamp: Option<u32>,
 }
 
 impl Sender {
-    pub fn new(cfg: SenderConfig, cc: Box<dyn CongestionControl>) -> Self {
+    pub fn new(cfg: SenderConfig, mut cc: Box<dyn CongestionControl>) -> Self {
         let wants_rate = cc.wants_rate_samples();
+        let growth_clamp = cfg.cwnd_clamp.filter(|&clamp| !cc.set_cwnd_clamp(clamp));
         let sb = if wants_rate { Scoreboard::with_rate_stamps() } else { Scoreboard::new() };
         Sender {
             rtt: RttEstimator::new(cfg.rto_min),
@@ -129,6 +142,7 @@ impl Sender {
             ecn_recover: None,
             cwr_pending: false,
             burst: None,
+            growth_clamp,
         }
     }
 
@@ -323,9 +337,13 @@ impl Sender {
         self.cwr_pending = true;
     }
 
-    /// Linux 2.6 `tcp_is_cwnd_limited`: the window was (nearly) full, so growing it is meaningful.
+    /// Linux 2.6 `tcp_is_cwnd_limited`: the window was (nearly) full, so growing it is meaningful. At or
+    /// above a clamp the sender enforces, growth is withheld the same way (see `SenderConfig::cwnd_clamp`).
     fn is_cwnd_limited(&self, in_flight: u32) -> bool {
         let cwnd = self.cc.cwnd();
+        if self.growth_clamp.is_some_and(|clamp| cwnd >= clamp) {
+            return false;
+        }
         in_flight >= cwnd || cwnd - in_flight <= 3
     }
 

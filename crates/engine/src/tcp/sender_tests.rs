@@ -15,6 +15,7 @@ fn sender(recovery: Recovery, initial_cwnd: u32) -> Sender {
         recovery,
         rto_min: SimDuration::from_millis(200),
         rwnd: 1 << 30,
+        cwnd_clamp: None,
         stop: None,
         ecn: false,
         segments: None,
@@ -229,6 +230,7 @@ fn recording_sender(cwnd: u32, pacing_bps: Option<u64>) -> (Sender, std::sync::A
         recovery: Recovery::Sack,
         rto_min: SimDuration::from_millis(200),
         rwnd: 1 << 30,
+        cwnd_clamp: None,
         stop: None,
         ecn: false,
         segments: None,
@@ -404,6 +406,7 @@ fn an_ecn_echo_halves_the_window_once_per_window_and_the_next_new_segment_carrie
             recovery: Recovery::Sack,
             rto_min: SimDuration::from_millis(200),
             rwnd: 1 << 30,
+            cwnd_clamp: None,
             stop: None,
             segments: None,
             ecn: true,
@@ -503,4 +506,52 @@ fn loss_event_times_record_each_episode_start_once() {
     s.on_timer(ms(3000), &mut out);
     assert_eq!(s.counters().timeouts, 2);
     assert_eq!(s.counters().loss_event_times_ns, vec![1_000_000_000]);
+}
+
+/// A SACK sender with NewReno (packet counting) and a receiver window `rwnd` or a cwnd clamp.
+fn windowed_sender(initial_cwnd: u32, rwnd: u64, cwnd_clamp: Option<u32>) -> Sender {
+    let cfg = SenderConfig {
+        flow: 0,
+        packet_size: 1500,
+        recovery: Recovery::Sack,
+        rto_min: SimDuration::from_millis(200),
+        rwnd,
+        cwnd_clamp,
+        stop: None,
+        ecn: false,
+        segments: None,
+    };
+    Sender::new(cfg, Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, initial_cwnd)))
+}
+
+#[test]
+fn a_cwnd_clamp_stops_growth_at_the_clamp() {
+    // IW 4, clamp 6: 0..3 out. ACK 1: slow start 4 -> 5, pipe 3: 4 and 5 out. ACK 2: 5 -> 6, pipe 4: 6
+    // and 7 out. ACK 3: cwnd 6 >= clamp 6, so the ACK is not cwnd-limited and cwnd stays 6; pipe 5: only
+    // 8 goes out. Without the clamp that ACK raises cwnd to 7 and releases 8 and 9.
+    let mut s = windowed_sender(4, 1 << 30, Some(6));
+    assert_eq!(start(&mut s).len(), 4);
+    assert_eq!(feed(&mut s, ms(100), ack(1, &[], false)), vec![(4, false), (5, false)]);
+    assert_eq!(feed(&mut s, ms(100), ack(2, &[], false)), vec![(6, false), (7, false)]);
+    assert_eq!(feed(&mut s, ms(100), ack(3, &[], false)), vec![(8, false)]);
+    assert_eq!((s.cc().cwnd(), s.in_flight()), (6, 6));
+    let mut free = windowed_sender(4, 1 << 30, None);
+    start(&mut free);
+    feed(&mut free, ms(100), ack(1, &[], false));
+    feed(&mut free, ms(100), ack(2, &[], false));
+    assert_eq!(feed(&mut free, ms(100), ack(3, &[], false)), vec![(8, false), (9, false)]);
+    assert_eq!(free.cc().cwnd(), 7);
+}
+
+#[test]
+fn a_cwnd_clamp_unlike_a_receiver_window_sends_past_a_hole() {
+    // cwnd 6: 0..5 out, 0 lost. The first duplicate ACK SACKs 1: pipe = 5 (0, 2, 3, 4, 5) < cwnd 6.
+    // With a clamp of 6 new data 6 goes out (ns-2.35 TCP-Linux: window_ is only snd_cwnd_clamp, and
+    // send_much counts the pipe). With rwnd 6 nothing does: snd_nxt - snd_una = 6 - 0 is the whole window.
+    let mut clamped = windowed_sender(6, 1 << 30, Some(6));
+    assert_eq!(start(&mut clamped).len(), 6);
+    assert_eq!(feed(&mut clamped, ms(100), ack(0, &[(1, 2)], false)), vec![(6, false)]);
+    let mut rwnd = windowed_sender(6, 6, None);
+    assert_eq!(start(&mut rwnd).len(), 6);
+    assert_eq!(feed(&mut rwnd, ms(100), ack(0, &[(1, 2)], false)), vec![]);
 }
