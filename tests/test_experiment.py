@@ -178,6 +178,24 @@ def test_claims_on_worked_values(tmp_path, claim, status):
     assert result.status == status, result.detail
 
 
+@pytest.mark.parametrize("claim, paper, cclab, difference", [
+    # The lowest total, reno at B/BDP=0.5 (8000), against 8600: 8000 - 8600 = -600.
+    ({"at_least": 8600}, ">= 8,600", "8,000 (reno @ B/BDP=0.5)", "-600"),
+    # The largest, reno-cubic at B/BDP=1 (9500), against 9400: +100.
+    ({"between": [8000, 9400]}, "8,000 to 9,400", "9,500 (reno-cubic @ B/BDP=1)", "+100"),
+    # reno-cubic over reno: margins 1000 at both cells; the first is kept: 9000 against 8000.
+    ({"rows": ["reno-cubic"], "above_row": "reno"}, "above reno: 8,000", "9,000 (reno-cubic @ B/BDP=0.5)", "+1,000"),
+    # Increasing from the first cell to the last: reno-cubic +500, reno +500; the first line is kept.
+    ({"trend": "increasing"}, "increasing, from 9,000", "9,500 (reno-cubic: B/BDP=0.5 -> B/BDP=1)", "+500"),
+])
+def test_claims_give_the_papers_value_cclabs_and_the_difference(tmp_path, claim, paper, cclab, difference):
+    plan = _claim_plan(tmp_path)
+    means = {("total", 0, 0): 9000.0, ("total", 0, 1): 9500.0, ("total", 1, 0): 8000.0, ("total", 1, 1): 8500.0}
+    result = check_claim(ClaimSpec(text="t", metric="total", **claim), plan, means)
+    assert (result.paper, result.cclab, result.difference) == (paper, cclab, difference)
+    assert result.difference_value == result.cclab_value - result.paper_value
+
+
 def test_claims_in_quick_mode_and_without_results(tmp_path):
     experiment = load_experiment(write(tmp_path))
     quick = plan_experiment(experiment, quick=True)

@@ -1,8 +1,9 @@
 """What `cclab reproduce` shows and writes: terminal tables, and one Markdown page per study.
 
 The folder of a study (results/<study>/) holds report.md (every experiment: its tables with cclab, the
-paper and ns-2.35 side by side, the paper's findings checked, its figures), values.csv (one line per run
-and metric) and the PNG figures.
+paper and ns-2.35 side by side, the paper's findings checked with the paper's value, cclab's and their
+difference, its figures), values.csv (one line per run and metric), claims.csv (one line per finding) and
+the PNG figures.
 """
 
 from __future__ import annotations
@@ -96,10 +97,14 @@ def terminal_view(outcome: ExperimentOutcome) -> Group:
     if outcome.claims:
         claims = Table(title="the paper's findings", title_justify="left", show_lines=False)
         claims.add_column("finding")
+        claims.add_column("paper (our reading)")
         claims.add_column("cclab")
+        claims.add_column("difference", justify="right")
+        claims.add_column("verdict")
         for claim in outcome.claims:
             colour = {"holds": "green", "fails": "red"}.get(claim.status, "yellow")
-            claims.add_row(claim.text, f"[{colour}]{CLAIM_MARK[claim.status]}[/]")
+            claims.add_row(claim.text, claim.paper, claim.cclab, claim.difference,
+                           f"[{colour}]{CLAIM_MARK[claim.status]}[/]")
         parts.append(claims)
     for row, cell, replication, why in outcome.errors[:5]:
         parts.append(f"[red]run {spec.rows[row].name} / {spec.cells[cell].name} / seed #{replication} failed:[/] {why}")
@@ -138,9 +143,13 @@ def _experiment_markdown(outcome: ExperimentOutcome, out_dir: Path) -> list[str]
         lines += ["| " + " | ".join(line) + " |" for line in body]
         lines.append("")
     if outcome.claims:
-        lines += ["**The paper's findings**", "", "| finding | cclab | detail |", "|---|---|---|"]
+        lines += ["**The paper's findings**: the paper's value as we read its words, cclab's deciding value (the "
+                  "one closest to breaking the finding) and the difference.", "",
+                  "| finding | paper (our reading) | cclab | difference | verdict | detail |",
+                  "|---|---|---|---:|---|---|"]
         for claim in outcome.claims:
-            lines.append(f"| {claim.text} | **{CLAIM_MARK[claim.status]}** | {claim.detail} |")
+            lines.append(f"| {claim.text} | {claim.paper} | {claim.cclab} | {claim.difference} | "
+                         f"**{CLAIM_MARK[claim.status]}** | {claim.detail} |")
         lines.append("")
     for row, cell, replication, why in outcome.errors:
         lines.append(f"- run {spec.rows[row].name} / {spec.cells[cell].name} / seed #{replication} failed: `{why}`")
@@ -307,6 +316,19 @@ def _values_csv(reproduction: Reproduction, path: Path) -> None:
                                     outcome.verdict(metric.name, r, c)])
 
 
+def _claims_csv(reproduction: Reproduction, path: Path) -> None:
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["experiment", "finding", "status", "paper", "cclab", "difference", "paper_value",
+                    "cclab_value", "difference_value", "detail"])
+        for outcome in reproduction.outcomes:
+            for claim in outcome.claims:
+                w.writerow([outcome.experiment.spec.id, claim.text, claim.status, claim.paper, claim.cclab,
+                            claim.difference, *("" if v is None else v for v in
+                                                (claim.paper_value, claim.cclab_value, claim.difference_value)),
+                            claim.detail])
+
+
 def write_study_report(reproduction: Reproduction, out_dir: Path) -> Path:
     """results/<study>/report.md with every experiment, values.csv and the figures; returns the page."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -328,4 +350,5 @@ def write_study_report(reproduction: Reproduction, out_dir: Path) -> Path:
     page = out_dir / "report.md"
     page.write_text("\n".join(lines) + "\n", encoding="utf-8")
     _values_csv(reproduction, out_dir / "values.csv")
+    _claims_csv(reproduction, out_dir / "claims.csv")
     return page
