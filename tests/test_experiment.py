@@ -341,3 +341,43 @@ def test_ratio_min_max_and_flows_of_one_algorithm():
         measure("delivered_bps", "sum", None, CONFIG, MIXED, series, cc="bic")
     with pytest.raises(MeasureError, match="needs two flows"):
         measure("delivered_bps", "ratio", None, CONFIG, MIXED, series, cc="newreno")
+
+
+# --- figures in the paper's form: reference lines and ratios to a row -----------------------------------
+
+RATIO = EXPERIMENT.replace('''[[claims]]''', '''[[figures]]
+kind = "lines"
+metric = "total"
+ratio_to_row = "reno"
+references = [{ y = 1.0, label = "baseline" }]
+[[claims]]''')
+
+
+def test_a_lines_figure_draws_each_row_over_the_ratio_row(tmp_path):
+    from types import SimpleNamespace
+
+    from cclab.reproduce import Stats
+    from cclab.reproduction_report import _line_panels
+
+    experiment = load_experiment(write(tmp_path, RATIO))
+    figure = experiment.spec.figures[0]
+    assert figure.references[0].y == 1.0 and figure.references[0].x is None
+    # total: reno-cubic 9000 and 9500, reno 8000 and 10000: ratios 9000 / 8000 = 1.125, 9500 / 10000 = 0.95.
+    means = {(0, 0): 9000.0, (0, 1): 9500.0, (1, 0): 8000.0, (1, 1): 10000.0}
+    outcome = SimpleNamespace(experiment=experiment,
+                              stats=lambda metric, r, c: Stats(means[r, c], 50.0, means[r, c], means[r, c], 3))
+    _, panels = _line_panels(outcome, figure, [0, 1], [0, 1])
+    [(_, lines)] = panels
+    assert [(label, x, mean, spread) for label, _, x, mean, spread, _ in lines] == \
+        [("reno-cubic", [0.5, 1.0], [1.125, 0.95], [0.0, 0.0])]
+
+
+@pytest.mark.parametrize("figure, message", [
+    ('ratio_to_row = "nope"', "figures.0.ratio_to_row: 'nope' is not defined; use one of reno-cubic, reno"),
+    ('references = [{ x = 1.0, y = 1.0, label = "both" }]', "exactly one of x (vertical) and y (horizontal)"),
+])
+def test_bad_figure_references_and_ratios_are_refused(tmp_path, figure, message):
+    text = EXPERIMENT.replace("[[claims]]", f'[[figures]]\nkind = "lines"\nmetric = "total"\n{figure}\n[[claims]]')
+    with pytest.raises(ScenarioError) as caught:
+        load_experiment(write(tmp_path, text))
+    assert message in str(caught.value)

@@ -31,7 +31,18 @@ def style(algorithm: str) -> dict:
     return STYLE.get(algorithm, FALLBACK)
 
 
-def window_figure(path: Path, title: str, algorithm: str, panels: list[tuple[str, dict]]) -> Path:
+# A reference line: ("x" for vertical or "y" for horizontal, value, label), a number the paper's text gives.
+Reference = tuple[str, float, str]
+
+
+def draw_references(ax, references: list[Reference]) -> None:
+    """The paper's numbers as dashed grey lines, labelled in the legend."""
+    for axis, value, label in references:
+        (ax.axvline if axis == "x" else ax.axhline)(value, color="0.3", ls=(0, (5, 3)), lw=0.9, label=label)
+
+
+def window_figure(path: Path, title: str, algorithm: str, panels: list[tuple[str, dict]],
+                  references: list[Reference] = ()) -> Path:
     """Congestion window and bottleneck queue over time, one panel per cell, with the paper's reference
     lines C*RTT and B + C*RTT (seed 000, Figures 2-8)."""
     n = len(panels)
@@ -45,6 +56,7 @@ def window_figure(path: Path, title: str, algorithm: str, panels: list[tuple[str
             ax.plot(s["time_s"], s["dwnd"], color=colour, lw=0.7, ls="--", alpha=0.7, label="dwnd")
         ax.axhline(s["bdp_packets"], ls="--", color="0.35", lw=0.8, label="C·RTT")
         ax.axhline(s["bdp_packets"] + s["buffer_packets"], ls=":", color="0.6", lw=0.8, label="B + C·RTT")
+        draw_references(ax, references)
         ax.set_title(name, fontsize=10)
         ax.set_xlabel("time (s)")
         ax.set_ylabel("cwnd (packets)")
@@ -69,7 +81,7 @@ LINE_STYLES = ("-", "--", ":", "-.")
 
 def lines_figure(path: Path, title: str, xlabel: str, ylabel: str,
                  panels: list[tuple[str, list[tuple[str, str, list[float], list[float], list[float], int]]]],
-                 log_x: bool = False, log_y: bool = False) -> Path:
+                 log_x: bool = False, log_y: bool = False, references: list[Reference] = ()) -> Path:
     """Lines against x, a panel per entry (seed 000, Figures 9-12; seed 001, Figure 3 has a panel per
     buffer size). A line is (label, algorithm, x, mean, std, variant): colour and marker from the
     algorithm, the line style from `variant` (which of several lines of one algorithm it is); error bars
@@ -82,6 +94,7 @@ def lines_figure(path: Path, title: str, xlabel: str, ylabel: str,
             ax.errorbar(x, mean, yerr=std if any(std) else None, color=s["color"], marker=s["marker"], ms=5, lw=1.2,
                         ls=LINE_STYLES[variant % len(LINE_STYLES)], capsize=2, label=label,
                         mec="black" if algorithm == "westwood" else s["color"], mew=0.5)
+        draw_references(ax, references)
         if log_x:
             ax.set_xscale("log")
         if log_y:
@@ -104,7 +117,8 @@ def lines_figure(path: Path, title: str, xlabel: str, ylabel: str,
 
 
 def timeseries_figure(path: Path, title: str, ylabel: str,
-                      panels: list[tuple[str, list[tuple[str, list[float], list[float]]]]]) -> Path:
+                      panels: list[tuple[str, list[tuple[str, list[float], list[float]]]]],
+                      references: list[Reference] = ()) -> Path:
     """One quantity of every flow over time, a panel per cell (seed 001, Figures 8-10, 13 and 14): a line
     per (label, time_s, values). The flows of one run share an algorithm, so they take colours in turn."""
     n = len(panels)
@@ -115,11 +129,12 @@ def timeseries_figure(path: Path, title: str, ylabel: str,
     for ax, (name, lines) in zip(axes.flat, panels):
         for i, (label, time_s, values) in enumerate(lines):
             ax.plot(time_s, values, lw=0.8, color=colours(i % colours.N), label=label)
+        draw_references(ax, references)
         ax.set_title(name, fontsize=10)
         ax.set_xlabel("time (s)")
         ax.set_ylabel(ylabel)
         ax.grid(True, color="0.9", lw=0.6)
-        if 1 < len(lines) <= 16:
+        if 1 < len(lines) + len(references) and len(lines) <= 16:
             ax.legend(fontsize=6, frameon=False, ncol=2 if len(lines) > 4 else 1)
     for ax in list(axes.flat)[n:]:
         ax.axis("off")

@@ -166,6 +166,10 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
         cells = [c for c in outcome.plan.cells if c in chosen]
         base = figure.file or f"{spec.id}-{figure.kind}-{index}"
         title = figure.title or spec.title
+        # A time on a time axis scales with the run (quick mode shortens runs and their schedules alike).
+        time_scale = outcome.plan.time_scale if figure.kind in ("timeseries", "window") else 1.0
+        references = [("x", ref.x * time_scale, ref.label) if ref.x is not None else ("y", ref.y, ref.label)
+                      for ref in figure.references]
         if figure.kind == "window":
             for r in rows:
                 panels = []
@@ -176,7 +180,7 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
                 if panels:
                     name = f"{base}-{_slug(spec.rows[r].name)}.png"
                     window_figure(out_dir / name, f"{spec.rows[r].name}: congestion window and queue",
-                                  row_algorithm(spec.rows[r]), panels)
+                                  row_algorithm(spec.rows[r]), panels, references)
                     lines += [f"![{spec.rows[r].name}]({name})", ""]
         elif figure.kind == "lines":
             metric = experiment.metric(figure.metric)
@@ -188,7 +192,8 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
             # So do values over two decades or more (seed 001's throughput ratios, 1 to 500).
             means = [m for _, lines_ in panels for line in lines_ for m in line[3] if m == m]
             log_y = bool(means) and min(means) > 0 and max(means) / min(means) >= 100
-            lines_figure(out_dir / name, title, xlabel, metric.title, panels, log_x=log_x, log_y=log_y)
+            lines_figure(out_dir / name, title, figure.xlabel or xlabel, figure.ylabel or metric.title, panels, log_x=log_x,
+                         log_y=log_y, references=references)
             lines += [f"![{title}]({name})", ""]
         elif figure.kind == "bars":
             metrics = [experiment.metric(m) for m in figure.metrics]
@@ -214,7 +219,7 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path) -> list[str]:
                 if panels:
                     name = f"{base}-{_slug(spec.rows[r].name)}.png"
                     timeseries_figure(out_dir / name, f"{title}: {spec.rows[r].name}",
-                                      SERIES_LABEL.get(figure.column, figure.column), panels)
+                                      SERIES_LABEL.get(figure.column, figure.column), panels, references)
                     lines += [f"![{spec.rows[r].name}]({name})", ""]
     return lines
 
@@ -244,17 +249,29 @@ def _series_lines(column: str, config: dict, flows, queue) -> list[tuple[str, li
 def _line_panels(outcome: ExperimentOutcome, figure, rows: list[int], cells: list[int]):
     """(x label, panels) of a lines figure. Over a grid, x is one axis (figure.x, default the first), a
     panel per value of figure.panels, and a line per row and combination of the remaining axes (those
-    that vary among the figure's cells)."""
+    that vary among the figure's cells). With figure.ratio_to_row, each row's mean over that row's in the
+    same cell (no error bars), and that row is not drawn."""
     experiment, spec = outcome.experiment, outcome.experiment.spec
     names = list(experiment.coordinates)
+    base_row = next((i for i, row in enumerate(spec.rows) if row.name == figure.ratio_to_row), None)
+    rows = [r for r in rows if r != base_row]
+
+    def point(r: int, c: int) -> Optional[tuple[float, float]]:
+        """(mean, spread) drawn for row r at cell c, or None."""
+        stats = outcome.stats(figure.metric, r, c)
+        if stats is None or base_row is None:
+            return None if stats is None else (stats.mean, stats.std)
+        base = outcome.stats(figure.metric, base_row, c)
+        return None if base is None or not base.mean else (stats.mean / base.mean, 0.0)
+
     if len(names) <= 1:
         lines = []
         for r in rows:
-            points = [(spec.cells[c].x, outcome.stats(figure.metric, r, c)) for c in cells]
-            points = [(x, s) for x, s in points if s is not None]
+            points = [(spec.cells[c].x, point(r, c)) for c in cells]
+            points = [(x, p) for x, p in points if p is not None]
             if points:
                 lines.append((spec.rows[r].name, row_algorithm(spec.rows[r]), [x for x, _ in points],
-                              [s.mean for _, s in points], [s.std for _, s in points], 0))
+                              [p[0] for _, p in points], [p[1] for _, p in points], 0))
         return (names[0] if names else "x"), [("", lines)]
     x_axis = figure.x or names[0]
     # Only cells placed on every coordinate drawn ([[cells]] may give some coordinates and not others).
@@ -271,14 +288,14 @@ def _line_panels(outcome: ExperimentOutcome, figure, rows: list[int], cells: lis
             for variant, group in enumerate(groups):
                 members = sorted((spec.cells[c].coords[x_axis], c) for c in in_panel
                                  if tuple(spec.cells[c].coords[a] for a in others) == group)
-                points = [(x, outcome.stats(figure.metric, r, c)) for x, c in members]
-                points = [(x, s) for x, s in points if s is not None]
+                points = [(x, point(r, c)) for x, c in members]
+                points = [(x, p) for x, p in points if p is not None]
                 if not points:
                     continue
                 label = " ".join([spec.rows[r].name] * (len(rows) > 1) +
                                  [f"{a}={v:g}" for a, v in zip(others, group)]) or spec.rows[r].name
                 lines.append((label, row_algorithm(spec.rows[r]), [x for x, _ in points],
-                              [s.mean for _, s in points], [s.std for _, s in points], variant))
+                              [p[0] for _, p in points], [p[1] for _, p in points], variant))
         panels.append(("" if panel is None else f"{figure.panels}={panel:g}", lines))
     return x_axis, panels
 
