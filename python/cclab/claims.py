@@ -118,9 +118,9 @@ def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], 
     rows = [r for r in rows if r in plan.rows]
     cells = [c for c in cells if c in plan.cells]
     if plan.quick and not claim.quick:
-        return ClaimResult(claim.text, "not checked", "checked on full runs only")
+        return ClaimResult(claim.text, "not checked", "checked on full runs only", paper=_paper_text(claim))
     if not rows or not cells:
-        return ClaimResult(claim.text, "not checked", "none of its rows or cells were run")
+        return ClaimResult(claim.text, "not checked", "none of its rows or cells were run", paper=_paper_text(claim))
 
     def value(metric: str, r: int, c: int) -> float | None:
         return means.get((metric, r, c))
@@ -137,7 +137,7 @@ def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], 
         else:
             lines = _ends_along(claim.along, cells, spec.cells)
         if not lines:
-            return ClaimResult(claim.text, "not checked", "a trend needs at least two cells")
+            return ClaimResult(claim.text, "not checked", "a trend needs at least two cells", paper=_paper_text(claim))
         for r in rows:
             for first, last in lines:
                 a, b = value(claim.metric, r, first), value(claim.metric, r, last)
@@ -193,7 +193,7 @@ def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], 
         test = next(k for k in CLAIM_TESTS if getattr(claim, k) is not None)
         what = f"{claim.metric} {test.replace('_', ' ')} {_argument(getattr(claim, test))}"
     if compared == 0:
-        return ClaimResult(claim.text, "not checked", "no finished runs to compare")
+        return ClaimResult(claim.text, "not checked", "no finished runs to compare", paper=_paper_text(claim))
     suffix = f"; {missing} failed runs left out" if missing else ""
     if broken:
         return _with_values(ClaimResult(claim.text, "fails", f"{what}: " + "; ".join(broken) + suffix), claim, closest)
