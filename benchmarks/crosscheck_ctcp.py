@@ -8,7 +8,8 @@ script runs both on 24 of the study's 180 configurations (bw 100/200/500/1000 Mb
 the error rate and the queue cycling, so every value of every dimension appears (`selection()`).
 
 Both sides are the study's single-flow dumbbell (python/cclab/studies/seed001/single-flow.toml): 5 ms side
-links at 10 x the bottleneck rate, window_ = 10000 packets, overhead_ = 8 us, 1500-byte packets, random
+links at 10 x the bottleneck rate, window_ = 10000 packets (cclab: `cwnd_clamp = 10000`, TCP-Linux's
+snd_cwnd_clamp), overhead_ = 8 us, 1500-byte packets, random
 packet errors on the bottleneck's data direction, ns-2 TCP-Linux's recovery (cclab: `recovery =
 "linux-2.6"`). The queue is given to both in packets, bw x 2 x delay x qsize / 1500 B rounded half up.
 Runs are 100 s (the study's are 500 s), measured over [50, 100] s, one at a time.
@@ -23,6 +24,9 @@ The ns-2 side is benchmarks/ns2/dumbbell.tcl (per= and overhead_us= for this stu
 like benchmarks/crosscheck.py's, in benchmarks/crosscheck-ctcp-ns2.csv and crosscheck-ctcp-cclab.csv; a
 re-run computes only what is missing, and what another engine or ns-2 script made (benchmarks/provenance.py;
 --allow-stale reports such rows, naming what made them). Standard library only. See docs/validation.md.
+re-run computes only what is missing. crosscheck-ctcp-cclab-rwnd.csv keeps the first cclab runs, which
+modelled window_ as `rwnd = 10000` (2026-11-24, before cwnd_clamp existed); `--before` adds their mean as a column. Standard
+library only. See docs/validation.md.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ NS2_SCRIPT = HERE / "ns2" / "dumbbell.tcl"
 SCENARIO = REPO / "python" / "cclab" / "studies" / "seed001" / "single-flow.toml"
 NS2_CSV = HERE / "crosscheck-ctcp-ns2.csv"
 CCLAB_CSV = HERE / "crosscheck-ctcp-cclab.csv"
+CCLAB_RWND_CSV = HERE / "crosscheck-ctcp-cclab-rwnd.csv"   # the runs with window_ as rwnd, kept for comparison
 
 RATES = [100, 200, 500, 1000]          # Mbit/s (Table II)
 DELAYS = [20, 50, 100]                 # ms, one way
@@ -150,11 +155,21 @@ def spread(values: list[float]) -> str:
     return f" ({min(values) / 1e6:.2f}-{max(values) / 1e6:.2f}, {len(values)} seeds)"
 
 
-def table(configs: list[Config], ns2: dict, ccl: dict, seeds: int) -> tuple[list[str], list[float]]:
-    """Seed 1 side by side; with several seeds, the means and each side's range over them."""
+def mean_loss_events(cache: dict, c: Config, seeds: int) -> str:
+    """Loss events per run, averaged over the seeds that ran."""
+    events = [float(rows[0]["loss_events"]) for seed in range(1, seeds + 1)
+              if (rows := cache.get(key(c, seed))) and rows[0]["status"] == "ok"]
+    return f"{sum(events) / len(events):.1f}" if events else ""
+
+
+def table(configs: list[Config], ns2: dict, ccl: dict, seeds: int,
+          before: dict | None = None) -> tuple[list[str], list[float]]:
+    """Seed 1 side by side; with several seeds, the means and each side's range over them. With `before`
+    (the rwnd runs), their mean and its difference from ns-2 as two more columns."""
+    extra = " cclab with rwnd, Mbit/s | diff |" if before is not None else ""
     lines = ["| bw Mbit/s | delay ms | PER | queue (pkt) | ns-2 goodput Mbit/s | cclab goodput Mbit/s | diff | "
-             "ns-2 loss events | cclab loss events | ns-2 / cclab timeouts |",
-             "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
+             "ns-2 loss events | cclab loss events | ns-2 / cclab timeouts |" + extra,
+             "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if before is not None else "")]
     diffs = []
     for c in configs:
         a, b = ns2.get(key(c, 1)), ccl.get(key(c, 1))
@@ -166,9 +181,17 @@ def table(configs: list[Config], ns2: dict, ccl: dict, seeds: int) -> tuple[list
         d = (mb - ma) / ma if ma else math.inf
         diffs.append(d)
         flag = " !" if abs(d) > THRESHOLD else ""
-        lines.append(f"| {c.rate_mbps} | {c.delay_ms} | {c.per:g} | {c.qsize:g} BDP ({c.buffer}) | "
-                     f"{ma / 1e6:.2f}{spread(ga)} | {mb / 1e6:.2f}{spread(gb)} | {d * 100:+.1f} %{flag} | "
-                     f"{a['loss_events']} | {b['loss_events']} | {a['timeouts']} / {b['timeouts']} |")
+        events = (f"{a['loss_events']} | {b['loss_events']}" if seeds == 1 else
+                  f"{mean_loss_events(ns2, c, seeds)} | {mean_loss_events(ccl, c, seeds)}")
+        row = (f"| {c.rate_mbps} | {c.delay_ms} | {c.per:g} | {c.qsize:g} BDP ({c.buffer}) | "
+               f"{ma / 1e6:.2f}{spread(ga)} | {mb / 1e6:.2f}{spread(gb)} | {d * 100:+.1f} %{flag} | "
+               f"{events} | {a['timeouts']} / {b['timeouts']} |")
+        if before is not None:
+            gr = goodputs(before, c, seeds)
+            mr = sum(gr) / len(gr) if gr else math.nan
+            dr = (mr - ma) / ma if ma else math.inf
+            row += f" {mr / 1e6:.2f} | {dr * 100:+.1f} %{' !' if abs(dr) > THRESHOLD else ''} |"
+        lines.append(row)
     return lines, diffs
 
 
@@ -183,6 +206,8 @@ def main() -> int:
     p.add_argument("--seeds", type=int, default=1,
                    help="seeds 1..N of each side (random packet errors and overhead_ differ by seed)")
     p.add_argument("--min-per", type=float, default=0.0, help="further seeds only where PER >= this")
+    p.add_argument("--before", action="store_true",
+                   help="add the mean of the earlier cclab runs with window_ as rwnd (crosscheck-ctcp-cclab-rwnd.csv)")
     args = p.parse_args()
     configs = selection()[: args.limit or None]
     exe = cclab_exe()
@@ -213,7 +238,8 @@ def main() -> int:
         median = statistics.median(abs(d) for d in diffs)
         lines.append("")
         lines.append(f"{len(diffs)} configurations; median |goodput difference| {median * 100:.1f} %; "
-                     f"{sum(abs(d) > THRESHOLD for d in diffs)} above {THRESHOLD * 100:.0f} %.")
+                     f"{sum(abs(d) > THRESHOLD for d in diffs)} above {THRESHOLD * 100:.0f} %."
+                     + (" Loss events: mean per run over the seeds." if args.seeds > 1 else ""))
     print("\n".join(lines))
     if args.markdown:
         args.markdown.write_text("\n".join(lines) + "\n")

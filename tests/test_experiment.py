@@ -213,6 +213,24 @@ def test_claims_on_worked_values(tmp_path, claim, status):
     assert result.status == status, result.detail
 
 
+@pytest.mark.parametrize("claim, paper, cclab, difference", [
+    # The lowest total, reno at B/BDP=0.5 (8000), against 8600: 8000 - 8600 = -600.
+    ({"at_least": 8600}, ">= 8,600", "8,000 (reno @ B/BDP=0.5)", "-600"),
+    # The largest, reno-cubic at B/BDP=1 (9500), against 9400: +100.
+    ({"between": [8000, 9400]}, "8,000 to 9,400", "9,500 (reno-cubic @ B/BDP=1)", "+100"),
+    # reno-cubic over reno: margins 1000 at both cells; the first is kept: 9000 against 8000.
+    ({"rows": ["reno-cubic"], "above_row": "reno"}, "above reno: 8,000", "9,000 (reno-cubic @ B/BDP=0.5)", "+1,000"),
+    # Increasing from the first cell to the last: reno-cubic +500, reno +500; the first line is kept.
+    ({"trend": "increasing"}, "increasing, from 9,000", "9,500 (reno-cubic: B/BDP=0.5 -> B/BDP=1)", "+500"),
+])
+def test_claims_give_the_papers_value_cclabs_and_the_difference(tmp_path, claim, paper, cclab, difference):
+    plan = _claim_plan(tmp_path)
+    means = {("total", 0, 0): 9000.0, ("total", 0, 1): 9500.0, ("total", 1, 0): 8000.0, ("total", 1, 1): 8500.0}
+    result = check_claim(ClaimSpec(text="t", metric="total", **claim), plan, means)
+    assert (result.paper, result.cclab, result.difference) == (paper, cclab, difference)
+    assert result.difference_value == result.cclab_value - result.paper_value
+
+
 def test_claims_in_quick_mode_and_without_results(tmp_path):
     experiment = load_experiment(write(tmp_path))
     quick = plan_experiment(experiment, quick=True)
@@ -405,3 +423,41 @@ def test_metric_labels_name_the_windows_measured(tmp_path):
     assert [m.label for m in full.experiment.metrics] == ["last 10 s", "A, 2-10 s (8 s)"]
     assert [m.label for m in quick.experiment.metrics] == ["last 1 s", "A, 0.2-1 s (0.8 s)"]
     assert (full.experiment.spec.title, quick.experiment.spec.title) == ("toy", "toy, one cell")
+# --- figures in the paper's form: reference lines and ratios to a row -----------------------------------
+
+RATIO = EXPERIMENT.replace('''[[claims]]''', '''[[figures]]
+kind = "lines"
+metric = "total"
+ratio_to_row = "reno"
+references = [{ y = 1.0, label = "baseline" }]
+[[claims]]''')
+
+
+def test_a_lines_figure_draws_each_row_over_the_ratio_row(tmp_path):
+    from types import SimpleNamespace
+
+    from cclab.reproduce import Stats
+    from cclab.reproduction_report import _line_panels
+
+    experiment = load_experiment(write(tmp_path, RATIO))
+    figure = experiment.spec.figures[0]
+    assert figure.references[0].y == 1.0 and figure.references[0].x is None
+    # total: reno-cubic 9000 and 9500, reno 8000 and 10000: ratios 9000 / 8000 = 1.125, 9500 / 10000 = 0.95.
+    means = {(0, 0): 9000.0, (0, 1): 9500.0, (1, 0): 8000.0, (1, 1): 10000.0}
+    outcome = SimpleNamespace(experiment=experiment,
+                              stats=lambda metric, r, c: Stats(means[r, c], 50.0, means[r, c], means[r, c], 3))
+    _, panels = _line_panels(outcome, figure, [0, 1], [0, 1])
+    [(_, lines)] = panels
+    assert [(label, x, mean, spread) for label, _, x, mean, spread, _ in lines] == \
+        [("reno-cubic", [0.5, 1.0], [1.125, 0.95], [0.0, 0.0])]
+
+
+@pytest.mark.parametrize("figure, message", [
+    ('ratio_to_row = "nope"', "figures.0.ratio_to_row: 'nope' is not defined; use one of reno-cubic, reno"),
+    ('references = [{ x = 1.0, y = 1.0, label = "both" }]', "exactly one of x (vertical) and y (horizontal)"),
+])
+def test_bad_figure_references_and_ratios_are_refused(tmp_path, figure, message):
+    text = EXPERIMENT.replace("[[claims]]", f'[[figures]]\nkind = "lines"\nmetric = "total"\n{figure}\n[[claims]]')
+    with pytest.raises(ScenarioError) as caught:
+        load_experiment(write(tmp_path, text))
+    assert message in str(caught.value)

@@ -105,6 +105,10 @@ def test_runs_are_measured_reported_and_reused(toy, tmp_path):
     assert pictures == ["toy-part-bars-2.png", "toy-part-lines-1.png", "toy-part-window-0-cubic.png",
                         "toy-part-window-0-newreno.png"]
     assert (tmp_path / "out" / "values.csv").read_text().count("\n") == 1 + 4 * 2 * 2
+    # One finding, with the paper's value, cclab's deciding value and the difference beside it.
+    assert "| finding | paper (our reading) | cclab | difference | verdict | detail |" in text
+    claims = (tmp_path / "out" / "claims.csv").read_text().splitlines()
+    assert len(claims) == 2 and claims[0].startswith("experiment,finding,status,paper,cclab,difference")
 
 
 def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:

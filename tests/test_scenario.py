@@ -177,6 +177,8 @@ def test_queue_that_rounds_to_zero_packets(example_dict):
      "scenario error: flows.0.recovery: 'tahoe' is not accepted; use one of 'sack', 'newreno' or 'linux-2.6'"),
     (lambda d: d["flows"][0].update(delayed_ack="yes"), "scenario error: flows.0.delayed_ack: 'yes' is not a boolean; use true or false"),
     (lambda d: d["flows"][0].update(count=0), "scenario error: flows.0.count: 0 is too small; use a number of at least 1"),
+    (lambda d: d["flows"][0].update(cwnd_clamp=0), "scenario error: flows.0.cwnd_clamp: 0 is too small; use a number of at least 1"),
+    (lambda d: d["flows"][0].update(cwnd_clamp=2**32), "scenario error: flows.0.cwnd_clamp: 4294967296 is too large; use a number of at most 4294967295"),
     (lambda d: d["flows"][0].update(src_access_delay="1ms"), "scenario error: flows.0.access_delay: access_delay is given together"),
     (lambda d: d["flows"][0].update(start="3000s"), "scenario error: flows.0.start: 3000 s is not before the end"),
     (lambda d: d["flows"][0].update(start="5s", stop="1s"), "scenario error: flows.0.stop: the flow may stop before it starts"),
@@ -189,6 +191,12 @@ def test_queue_that_rounds_to_zero_packets(example_dict):
 def test_other_errors(example_dict, edit, start):
     edit(example_dict)
     assert one_problem(example_dict).startswith(start)
+
+
+def test_cwnd_clamp_reaches_the_engine_config_only_when_given(example_dict):
+    assert "cwnd_clamp_packets" not in load_scenario(example_dict).to_engine_config()["flows"][0]
+    example_dict["flows"][0]["cwnd_clamp"] = 10000
+    assert load_scenario(example_dict).to_engine_config()["flows"][0]["cwnd_clamp_packets"] == 10000
 
 
 def test_linux_2_6_recovery_reaches_the_engine_config(example_dict):

@@ -25,6 +25,9 @@
 #                      (seed 001: 8 us, against phase effects); 0 sends at once, ns-2's default
 #   progress=0         every this many simulated seconds, print "progress t=... packets_sent_total=..."
 #                      (0: never): a run stopped at a wall-time cap still tells how far it got
+#   trace_dt=0         every this many simulated seconds, print "trace t=... cwnd=... cuts=... rtos=...
+#                      queue=... overflow_drops=... error_drops=..." for flow 0 and the bottleneck (0: never;
+#                      adds a queue monitor on R1 -> R2 and a drop monitor on the error model, cumulative)
 #
 # Output: one line per flow, key=value, e.g.
 #   flow=0 cc=reno goodput_bps=... delivered_bps=... packets_sent=... packets_sent_total=...
@@ -48,7 +51,7 @@ source [file join [file dirname [info script]] common.tcl]
 array set P {
     cc reno rate_mbps 200 delay_ms 50 buffer 167 access_ms 2.5 access_mbps 2000
     flows 1 duration 2000 measure_from 1000 seed 1 payload 1460 timestamps 1
-    window 100000 scheduler Calendar per 0 overhead_us 0 progress 0
+    window 100000 scheduler Calendar per 0 overhead_us 0 progress 0 trace_dt 0
 }
 parse_options $argv
 check_window
@@ -110,6 +113,26 @@ proc progress {} {
 }
 if {$P(progress) > 0} {
     for {set k 1} {$k * $P(progress) < $P(duration)} {incr k} { $ns at [expr {$k * $P(progress)}] "progress" }
+}
+if {$P(trace_dt) > 0} {
+    set qmon [$ns monitor-queue $r1 $r2 [open /dev/null w]]
+    # Error drops counted apart: the error model's drops go through a drop snoop of their own (set after
+    # lossmodel and monitor-queue, so the queue monitor's pdrops_ is left with overflow drops alone).
+    set emon [new QueueMonitor]
+    if {$P(per) > 0} {
+        set esnoop [new SnoopQueue/Drop]
+        $esnoop set-monitor $emon
+        $esnoop target [new Agent/Null]
+        $em drop-target $esnoop
+    }
+    proc trace {} {
+        global tcp qmon emon ns P
+        puts [format "trace t=%.3f cwnd=%d cuts=%d rtos=%d queue=%d overflow_drops=%d error_drops=%d" [$ns now] \
+                  [expr {int([$tcp(0) set cwnd_])}] [$tcp(0) set ncwndcuts_] [$tcp(0) set nrexmit_] \
+                  [$qmon set pkts_] [$qmon set pdrops_] [$emon set pdrops_]]
+        $ns at [expr {[$ns now] + $P(trace_dt)}] "trace"
+    }
+    $ns at $P(trace_dt) "trace"
 }
 $ns at $P(measure_from) "mark"
 $ns at $P(duration) "finish"

@@ -17,6 +17,12 @@ their coordinates on a grid's axes with `where`, or both) and one test:
 
 A claim is 'holds', 'fails' (with the values that break it), or 'not checked' (quick mode, unless the claim
 is marked `quick = true`; or none of its rows and cells were run).
+
+Beside the verdict a result carries the paper's value, cclab's and their difference, for the report's side
+by side columns. The paper's value is the claim's reference (our reading of its words: a threshold, another
+row, the first cell of a trend); cclab's is the deciding one, the value that comes closest to breaking the
+claim (the lowest for `at_least`, the largest for `at_most`, the smallest margin over another row, the
+smallest change along a trend), named with its row and cell; the difference is cclab's minus the paper's.
 """
 
 from __future__ import annotations
@@ -31,6 +37,26 @@ class ClaimResult:
     text: str
     status: str            # "holds", "fails" or "not checked"
     detail: str            # what was compared; for a failure, the values that break the claim
+    paper: str = ""        # the paper's value as we read it: ">= 0.950", "above BIC", "increasing along per"
+    cclab: str = ""        # the deciding value and where: "0.956 (CTCP @ bw=500 ...)"
+    difference: str = ""   # cclab's minus the paper's ("+0.006"), at the deciding row and cell
+    # The same as numbers, for other views of the report data (None: not a single number).
+    paper_value: float | None = None
+    cclab_value: float | None = None
+    difference_value: float | None = None
+
+
+@dataclass
+class _Closest:
+    """The comparison that comes closest to breaking a claim: the smallest margin seen so far."""
+    margin: float = float("inf")
+    value: float | None = None
+    reference: float | None = None
+    where: str = ""
+
+    def offer(self, margin: float, value: float, reference: float, where: str) -> None:
+        if margin < self.margin:
+            self.margin, self.value, self.reference, self.where = margin, value, reference, where
 
 
 def _fmt(value: float) -> str:
@@ -66,6 +92,38 @@ def quick_reason(plan: Plan) -> str:
             "the full study checks it")
 
 
+def _signed(value: float) -> str:
+    return ("+" if value >= 0 else "-") + _fmt(abs(value))
+
+
+def _paper_text(claim: ClaimSpec) -> str:
+    if claim.at_least is not None:
+        return f">= {_fmt(claim.at_least)}"
+    if claim.at_most is not None:
+        return f"<= {_fmt(claim.at_most)}"
+    if claim.between is not None:
+        return f"{_fmt(claim.between[0])} to {_fmt(claim.between[1])}"
+    if claim.trend is not None:
+        return f"{claim.trend} along {claim.along}" if claim.along else claim.trend
+    if claim.above_metric is not None:
+        return f"above {claim.above_metric}"
+    return ("above " if claim.above_row is not None else "below ") + ", ".join(claim.other_rows)
+
+
+def _with_values(result: ClaimResult, claim: ClaimSpec, closest: _Closest) -> ClaimResult:
+    """The result with the paper's value, cclab's deciding value and their difference filled in."""
+    if closest.value is None or closest.reference is None:
+        return result
+    difference = closest.value - closest.reference
+    fixed = claim.at_least is not None or claim.at_most is not None or claim.between is not None
+    paper = _paper_text(claim) if fixed else f"{_paper_text(claim)}: {_fmt(closest.reference)}"
+    if claim.trend is not None:
+        paper = f"{_paper_text(claim)}, from {_fmt(closest.reference)}"
+    return ClaimResult(result.text, result.status, result.detail, paper=paper,
+                       cclab=f"{_fmt(closest.value)} ({closest.where})", difference=_signed(difference),
+                       paper_value=closest.reference, cclab_value=closest.value, difference_value=difference)
+
+
 def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], float]) -> ClaimResult:
     """Evaluate one claim; `means` maps (metric, row, cell) to the mean over replications, in the metric's
     unit (missing: the run failed or was not run)."""
@@ -80,15 +138,16 @@ def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], 
     rows = [r for r in rows if r in plan.rows]
     cells = [c for c in cells if c in plan.cells]
     if plan.quick and not claim.quick:
-        return ClaimResult(claim.text, "not checked", quick_reason(plan))
+        return ClaimResult(claim.text, "not checked", quick_reason(plan), paper=_paper_text(claim))
     if not rows or not cells:
         what = "quick mode runs none of its rows or cells" if plan.quick else "none of its rows or cells were run"
-        return ClaimResult(claim.text, "not checked", what + "; the full study checks it")
+        return ClaimResult(claim.text, "not checked", what + "; the full study checks it", paper=_paper_text(claim))
 
     def value(metric: str, r: int, c: int) -> float | None:
         return means.get((metric, r, c))
 
     broken, compared, missing = [], 0, 0
+    closest = _Closest()
 
     def name(r: int, c: int) -> str:
         return f"{spec.rows[r].name} @ {spec.cells[c].name}"
@@ -113,7 +172,7 @@ def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], 
         else:
             lines = _ends_along(claim.along, cells, spec.cells)
         if not lines:
-            return ClaimResult(claim.text, "not checked", "a trend needs at least two cells")
+            return ClaimResult(claim.text, "not checked", "a trend needs at least two cells", paper=_paper_text(claim))
         for r in rows:
             for first, last in lines:
                 a, b = value(claim.metric, r, first), value(claim.metric, r, last)
@@ -122,6 +181,8 @@ def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], 
                     continue
                 compared += 1
                 ok = b < a if claim.trend == "decreasing" else b > a
+                closest.offer(a - b if claim.trend == "decreasing" else b - a, b, a,
+                              f"{spec.rows[r].name}: {spec.cells[first].name} -> {spec.cells[last].name}")
                 if not ok:
                     broken.append(f"{spec.rows[r].name}: {_fmt(a)} at {spec.cells[first].name} -> {_fmt(b)} at "
                                   f"{spec.cells[last].name}")
@@ -159,6 +220,7 @@ def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], 
                 for reference, label, above, strict in references:
                     ok = (v > reference if strict else v >= reference) if above else \
                         (v < reference if strict else v <= reference)
+                    closest.offer(v - reference if above else reference - v, v, reference, name(r, c))
                     if not ok:
                         sign = (">" if strict else ">=") if above else ("<" if strict else "<=")
                         shown = label if label == _fmt(reference) else f"{label} {_fmt(reference)}"
@@ -166,11 +228,11 @@ def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], 
         test = next(k for k in CLAIM_TESTS if getattr(claim, k) is not None)
         what = f"{claim.metric} {test.replace('_', ' ')} {_argument(getattr(claim, test))}"
     if compared == 0:
-        return ClaimResult(claim.text, "not checked", "no finished runs to compare")
+        return ClaimResult(claim.text, "not checked", "no finished runs to compare", paper=_paper_text(claim))
     suffix = f"; {missing} failed runs left out" if missing else ""
     if broken:
-        return ClaimResult(claim.text, "fails", f"{what}: " + "; ".join(broken) + suffix)
-    return ClaimResult(claim.text, "holds", f"{what}: {compared} comparisons{suffix}")
+        return _with_values(ClaimResult(claim.text, "fails", f"{what}: " + "; ".join(broken) + suffix), claim, closest)
+    return _with_values(ClaimResult(claim.text, "holds", f"{what}: {compared} comparisons{suffix}"), claim, closest)
 
 
 def _ends_along(axis: str, cells: list[int], specs: list) -> list[tuple[int, int]]:

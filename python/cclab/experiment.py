@@ -150,6 +150,20 @@ class MetricSpec(_Spec):
         return (self.label or self.name) + unit
 
 
+class ReferenceSpec(_Spec):
+    """A line the paper's text gives the number for (a threshold, a time, a fair share), drawn across every
+    panel of a figure: `y = 1.0` horizontal, or `x = 250` vertical, in the figure's units."""
+    label: str
+    x: Optional[float] = None
+    y: Optional[float] = None
+
+    @model_validator(mode="after")
+    def _one_axis(self) -> "ReferenceSpec":
+        if (self.x is None) == (self.y is None):
+            raise ValueError("a reference line needs exactly one of x (vertical) and y (horizontal)")
+        return self
+
+
 class FigureSpec(_Spec):
     kind: Literal["window", "lines", "bars", "timeseries", "cdf"]   # cdf: the metric's pooled values, per cell
     file: Optional[str] = None
@@ -170,6 +184,12 @@ class FigureSpec(_Spec):
     # window: the paper's number of each row's figure ({ NewReno = "Figure 2" }); a numbered row's figure is
     # titled and named by it (figure-2.png), the others by the row
     numbers: dict[str, str] = Field(default_factory=dict)
+    # lines: each row's value over this row's, cell by cell (seed 001 Figure 12's Thr / Thr_base); the row
+    # itself is not drawn (it is 1 everywhere: give a reference line at y = 1 for it)
+    ratio_to_row: Optional[str] = None
+    xlabel: Optional[str] = None             # lines: the x axis title (default: the x axis' label)
+    ylabel: Optional[str] = None             # lines: the y axis title (default: the metric's)
+    references: list[ReferenceSpec] = Field(default_factory=list)
 
 
 CLAIM_TESTS = ("at_least", "at_most", "between", "above_row", "below_row", "above_metric", "trend", "flat")
@@ -406,6 +426,9 @@ def load_experiment(path: str | Path) -> Experiment:
         selects(f"figures.{i}", figure.cells, figure.where)
         known(f"figures.{i}.x", [figure.x] if figure.x else [], labels)
         known(f"figures.{i}.panels", [figure.panels] if figure.panels else [], labels)
+        known(f"figures.{i}.ratio_to_row", [figure.ratio_to_row] if figure.ratio_to_row else [], rows)
+        if figure.ratio_to_row is not None and figure.kind != "lines":
+            raise _problem(path, f"figures.{i}.ratio_to_row", "only a lines figure draws ratios to a row")
         no_x = figure.x is None and any(c.x is None for c in spec.cells)
         if figure.kind == "lines" and (figure.metric is None or no_x):
             raise _problem(path, f"figures.{i}", "a lines figure needs a metric and an x for every cell "

@@ -48,11 +48,25 @@ def save(fig, path: Path) -> Path:
     return path
 
 
-def window_figure(path: Path, title: str, algorithm: str, panels: list[tuple[str, dict]]) -> Path:
-    return save(build_window_figure(title, algorithm, panels), path)
+# A reference line: ("x" for vertical or "y" for horizontal, value, label), a number the paper's text gives.
+Reference = tuple[str, float, str]
 
 
-def build_window_figure(title: str, algorithm: str, panels: list[tuple[str, dict]]):
+def draw_references(ax, references: "list[Reference] | tuple" = (), legend: "dict[str, object] | None" = None) -> None:
+    """The paper's numbers as dashed grey lines, each labelled once in the figure's legend."""
+    for axis, value, label in references:
+        line = (ax.axvline if axis == "x" else ax.axhline)(value, color="0.3", ls=(0, (5, 3)), lw=0.9, label=label)
+        if legend is not None:
+            legend.setdefault(label, line)
+
+
+def window_figure(path: Path, title: str, algorithm: str, panels: list[tuple[str, dict]],
+                  references: "list[Reference] | tuple" = ()) -> Path:
+    return save(build_window_figure(title, algorithm, panels, references), path)
+
+
+def build_window_figure(title: str, algorithm: str, panels: list[tuple[str, dict]],
+                        references: "list[Reference] | tuple" = ()):
     """Congestion window over time above the bottleneck queue, a pair of panels per cell (seed 000, Figures
     2-8). The cwnd panel has the paper's reference lines C·RTT and B + C·RTT, with RTT the flow's own round
     trip (`bdp_packets`, `buffer_packets`, `rtt_s` of each panel); its axis spans the data and both lines.
@@ -76,6 +90,7 @@ def build_window_figure(title: str, algorithm: str, panels: list[tuple[str, dict
         rtt = f" (RTT {panel['rtt_s'] * 1e3:g} ms)" if "rtt_s" in panel else ""
         handles["bdp"] = ax.axhline(bdp, ls="--", color="0.3", lw=0.9, label=f"C·RTT{rtt}")
         handles["full"] = ax.axhline(bdp + buffer, ls=":", color="0.3", lw=1.1, label="B + C·RTT")
+        draw_references(ax, references, handles)
         top = max([bdp + buffer, *(float(v) for v in panel["cwnd"])], default=1.0)
         ax.set_ylim(0, top * 1.08)
         ax.set_title(name, fontsize=10)
@@ -101,13 +116,15 @@ VARIANT_FILLS = ("full", "none", "left", "bottom")
 
 def lines_figure(path: Path, title: str, xlabel: str, ylabel: str,
                  panels: list[tuple[str, list[tuple[str, str, list[float], list[float], list[float], int]]]],
-                 log_x: bool = False, log_y: bool = False, capacity: float | None = None) -> Path:
-    return save(build_lines_figure(title, xlabel, ylabel, panels, log_x, log_y, capacity), path)
+                 log_x: bool = False, log_y: bool = False, capacity: float | None = None,
+                 references: "list[Reference] | tuple" = ()) -> Path:
+    return save(build_lines_figure(title, xlabel, ylabel, panels, log_x, log_y, capacity, references), path)
 
 
 def build_lines_figure(title: str, xlabel: str, ylabel: str,
                        panels: list[tuple[str, list[tuple[str, str, list[float], list[float], list[float], int]]]],
-                       log_x: bool = False, log_y: bool = False, capacity: float | None = None):
+                       log_x: bool = False, log_y: bool = False, capacity: float | None = None,
+                       references: "list[Reference] | tuple" = ()):
     """Lines against x, a panel per entry (seed 000, Figures 9-12; seed 001, Figure 3 has a panel per
     buffer size). A line is (label, algorithm, x, mean, std, variant): colour, marker and dashes from the
     algorithm; when a panel has several lines of one algorithm, `variant` picks the dashes instead. Error
@@ -131,6 +148,7 @@ def build_lines_figure(title: str, xlabel: str, ylabel: str,
             # The link's capacity, C: a total above it is in-order delivery's burst at a window's edge.
             legend.setdefault("C (link capacity)", ax.axhline(capacity, color="0.45", lw=0.9, ls=(0, (1, 2)),
                                                              label="C (link capacity)"))
+        draw_references(ax, references, legend)
         if log_x:
             ax.set_xscale("log")
         if log_y:
@@ -148,11 +166,13 @@ def build_lines_figure(title: str, xlabel: str, ylabel: str,
 
 
 def timeseries_figure(path: Path, title: str, ylabel: str,
-                      panels: list[tuple[str, list[tuple[str, list[float], list[float]]]]]) -> Path:
-    return save(build_timeseries_figure(title, ylabel, panels), path)
+                      panels: list[tuple[str, list[tuple[str, list[float], list[float]]]]],
+                      references: "list[Reference] | tuple" = ()) -> Path:
+    return save(build_timeseries_figure(title, ylabel, panels, references), path)
 
 
-def build_timeseries_figure(title: str, ylabel: str, panels: list[tuple[str, list[tuple[str, list[float], list[float]]]]]):
+def build_timeseries_figure(title: str, ylabel: str, panels: list[tuple[str, list[tuple[str, list[float], list[float]]]]],
+                            references: "list[Reference] | tuple" = ()):
     """One quantity of every flow over time, a panel per cell (seed 001, Figures 8-10, 13 and 14): a line
     per (label, time_s, values). The flows of one run share an algorithm, so they take colours in turn,
     and dashes too, for grey scale. One legend, right of the panels."""
@@ -168,6 +188,7 @@ def build_timeseries_figure(title: str, ylabel: str, panels: list[tuple[str, lis
             drawn, = ax.plot(time_s, values, lw=0.8, color=colours(i % colours.N),
                              ls=LINE_STYLES[(i // 2) % len(LINE_STYLES)] if len(lines) > 1 else "-", label=label)
             legend.setdefault(label, drawn)
+        draw_references(ax, references, legend)
         ax.set_title(name, fontsize=10)
         ax.set_xlabel("time (s)")
         ax.set_ylabel(ylabel)

@@ -8,8 +8,9 @@ terminal view (rich), the Markdown page (docs) and the HTML page (`cclab.html_re
 model, so they can never disagree.
 
 The folder of a study (results/<study>/) holds report.md and report.html (every experiment), report.json
-(the study's summary, for the index page across studies), values.csv (one line per run and metric) and the
-PNG figures.
+(the study's summary, for the index page across studies), values.csv (one line per run and metric),
+claims.csv (one line per finding and part: the paper's value as we read it, cclab's deciding value, the
+difference) and the PNG figures.
 """
 
 from __future__ import annotations
@@ -136,6 +137,9 @@ class Finding:
     text: str
     status: str                   # a key of FINDING_MARK
     reason: str                   # what was compared, the values that break it, or why it was not checked
+    paper: str = ""               # the paper's value as we read it (parts: each, joined by "; ")
+    cclab: str = ""               # cclab's deciding value and where
+    difference: str = ""          # cclab's minus the paper's, at the deciding row and cell
 
 
 @dataclass(frozen=True)
@@ -301,8 +305,14 @@ def findings(claims: list[ClaimResult], specs: Optional[list[ClaimSpec]] = None)
             names = _part_names([spec for _, spec in pairs]) if specs else [""] * len(pairs)
             reason = "; ".join(f"part {i}{f' ({name})' if name else ''} {FINDING_MARK[result.status]}: {detail}"
                                for i, (result, detail, name) in enumerate(zip(results, details, names), start=1))
-        out.append(Finding(text, status, reason))
+        out.append(Finding(text, status, reason, *(_joined(getattr(r, name) for r in results)
+                                                   for name in ("paper", "cclab", "difference"))))
     return out
+
+
+def _joined(values) -> str:
+    """Each part's value once, in order, joined by '; ' (a finding of one part: its value)."""
+    return "; ".join(dict.fromkeys(v for v in values if v))
 
 
 def experiment_report(outcome: ExperimentOutcome, out_dir: Optional[Path] = None,
@@ -428,9 +438,12 @@ def _experiment_markdown(report: ExperimentReport) -> list[str]:
         lines += ["| " + " | ".join([name] + [_markdown_cell(c) for c in cells]) + " |" for name, cells in table.rows]
         lines.append("")
     if report.findings:
-        lines += ["**The paper's findings**", "", "| finding | cclab | why |", "|---|---|---|"]
+        lines += ["**The paper's findings**: the paper's value as we read its words, cclab's deciding value (the "
+                  "one closest to breaking the finding) and the difference.", "",
+                  "| finding | paper (our reading) | cclab | difference | verdict | why |", "|---|---|---|---:|---|---|"]
         for finding in report.findings:
-            lines.append(f"| {finding.text} | **{FINDING_MARK[finding.status]}** | {finding.reason} |")
+            lines.append(f"| {finding.text} | {finding.paper} | {finding.cclab} | {finding.difference} | "
+                         f"**{FINDING_MARK[finding.status]}** | {finding.reason} |")
         lines.append("")
     for error in report.errors:
         lines.append(f"- run {error.run} failed: `{error.why}`")
@@ -472,6 +485,10 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path,
             cells.sort(key=lambda c: order.get(spec.cells[c].name, len(order)))
         base = figure.file or f"{spec.id}-{figure.kind}-{index}"
         title = _titled(outcome, figure.title or spec.title)
+        # A time on a time axis scales with the run (quick mode shortens runs and their schedules alike).
+        time_scale = outcome.plan.time_scale if figure.kind in ("timeseries", "window") else 1.0
+        references = [("x", ref.x * time_scale, ref.label) if ref.x is not None else ("y", ref.y, ref.label)
+                      for ref in figure.references]
         if figure.kind == "window":
             for r in rows:
                 panels = []
@@ -491,7 +508,8 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path,
                         heading = (f"{number}: " if number else "") + f"{row}, congestion window and queue" + \
                             (f", {figure.title}" if figure.title else "")
                     drawing(name)
-                    window_figure(out_dir / name, _titled(outcome, heading), row_algorithm(spec.rows[r]), panels)
+                    window_figure(out_dir / name, _titled(outcome, heading), row_algorithm(spec.rows[r]), panels,
+                                  references)
                     drawn.append(Figure(name, number or row))
         elif figure.kind == "lines":
             metric = experiment.metric(figure.metric)
@@ -504,8 +522,8 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path,
             means = [m for _, lines_ in panels for line in lines_ for m in line[3] if m == m]
             log_y = bool(means) and min(means) > 0 and max(means) / min(means) >= 100
             drawing(name)
-            lines_figure(out_dir / name, title, xlabel, metric.title, panels, log_x=log_x, log_y=log_y,
-                         capacity=_capacity(outcome, metric))
+            lines_figure(out_dir / name, title, figure.xlabel or xlabel, figure.ylabel or metric.title, panels,
+                         log_x=log_x, log_y=log_y, capacity=_capacity(outcome, metric), references=references)
             drawn.append(Figure(name, title))
         elif figure.kind == "bars":
             metrics = [experiment.metric(m) for m in figure.metrics]
@@ -536,7 +554,7 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path,
                     name = f"{base}-{_slug(spec.rows[r].name)}.png"
                     drawing(name)
                     timeseries_figure(out_dir / name, _titled(outcome, f"{figure.title or spec.title}: {spec.rows[r].name}"),
-                                      SERIES_LABEL.get(figure.column, figure.column), panels)
+                                      SERIES_LABEL.get(figure.column, figure.column), panels, references)
                     drawn.append(Figure(name, spec.rows[r].name))
         elif figure.kind == "cdf":
             # The metric's values pooled over the replications (every flow with `flows = "each"`), as a CDF
@@ -617,17 +635,29 @@ def _fairness_line(config: dict, flows, every_ns: int) -> tuple[str, list[float]
 def _line_panels(outcome: ExperimentOutcome, figure, rows: list[int], cells: list[int]):
     """(x label, panels) of a lines figure. Over a grid, x is one axis (figure.x, default the first), a
     panel per value of figure.panels, and a line per row and combination of the remaining axes (those
-    that vary among the figure's cells)."""
+    that vary among the figure's cells). With figure.ratio_to_row, each row's mean over that row's in the
+    same cell (no error bars), and that row is not drawn."""
     experiment, spec = outcome.experiment, outcome.experiment.spec
     names = list(experiment.coordinates)
+    base_row = next((i for i, row in enumerate(spec.rows) if row.name == figure.ratio_to_row), None)
+    rows = [r for r in rows if r != base_row]
+
+    def point(r: int, c: int) -> Optional[tuple[float, float]]:
+        """(mean, spread) drawn for row r at cell c, or None."""
+        stats = outcome.stats(figure.metric, r, c)
+        if stats is None or base_row is None:
+            return None if stats is None else (stats.mean, stats.std)
+        base = outcome.stats(figure.metric, base_row, c)
+        return None if base is None or not base.mean else (stats.mean / base.mean, 0.0)
+
     if len(names) <= 1:
         lines = []
         for r in rows:
-            points = [(spec.cells[c].x, outcome.stats(figure.metric, r, c)) for c in cells]
-            points = [(x, s) for x, s in points if s is not None]
+            points = [(spec.cells[c].x, point(r, c)) for c in cells]
+            points = [(x, p) for x, p in points if p is not None]
             if points:
                 lines.append((spec.rows[r].name, row_algorithm(spec.rows[r]), [x for x, _ in points],
-                              [s.mean for _, s in points], [s.std for _, s in points], 0))
+                              [p[0] for _, p in points], [p[1] for _, p in points], 0))
         return (names[0] if names else "x"), [("", lines)]
     x_axis = figure.x or names[0]
     # Only cells placed on every coordinate drawn ([[cells]] may give some coordinates and not others).
@@ -644,14 +674,14 @@ def _line_panels(outcome: ExperimentOutcome, figure, rows: list[int], cells: lis
             for variant, group in enumerate(groups):
                 members = sorted((spec.cells[c].coords[x_axis], c) for c in in_panel
                                  if tuple(spec.cells[c].coords[a] for a in others) == group)
-                points = [(x, outcome.stats(figure.metric, r, c)) for x, c in members]
-                points = [(x, s) for x, s in points if s is not None]
+                points = [(x, point(r, c)) for x, c in members]
+                points = [(x, p) for x, p in points if p is not None]
                 if not points:
                     continue
                 label = " ".join([spec.rows[r].name] * (len(rows) > 1) +
                                  [f"{a}={v:g}" for a, v in zip(others, group)]) or spec.rows[r].name
                 lines.append((label, row_algorithm(spec.rows[r]), [x for x, _ in points],
-                              [s.mean for _, s in points], [s.std for _, s in points], variant))
+                              [p[0] for _, p in points], [p[1] for _, p in points], variant))
         panels.append(("" if panel is None else f"{figure.panels}={panel:g}", lines))
     return x_axis, panels
 
@@ -725,6 +755,19 @@ def write_values_csv(reproduction: Reproduction, path: Path) -> None:
                                     else outcome.clipped_mean(metric.name, r, c)])
 
 
+def _claims_csv(reproduction: Reproduction, path: Path) -> None:
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["experiment", "finding", "status", "paper", "cclab", "difference", "paper_value",
+                    "cclab_value", "difference_value", "detail"])
+        for outcome in reproduction.outcomes:
+            for claim in outcome.claims:
+                w.writerow([outcome.experiment.spec.id, claim.text, claim.status, claim.paper, claim.cclab,
+                            claim.difference, *("" if v is None else v for v in
+                                                (claim.paper_value, claim.cclab_value, claim.difference_value)),
+                            claim.detail])
+
+
 def write_study_report(reproduction: Reproduction, out_dir: Path,
                        progress: Optional[Callable[[int, int, str], None]] = None) -> StudyReport:
     """results/<study>/: report.md and report.html with every experiment, report.json (for the index
@@ -737,4 +780,5 @@ def write_study_report(reproduction: Reproduction, out_dir: Path,
     write_study_page(report, report.html_path)
     (out_dir / SUMMARY).write_text(json.dumps(report.summary(), indent=2) + "\n", encoding="utf-8")
     write_values_csv(reproduction, out_dir / "values.csv")
+    _claims_csv(reproduction, out_dir / "claims.csv")
     return report

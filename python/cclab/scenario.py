@@ -29,6 +29,7 @@ from .units import QueueSize, parse_byte_size, parse_duration, parse_queue_size,
 
 MS = 10**6  # nanoseconds in a millisecond, for defaults
 U64_MAX = 2**64 - 1
+U32_MAX = 2**32 - 1  # the engine's windows are u32 packets
 # The engine's event ids have 21 bits and a dumbbell flow has 4 links (config.rs): at most this many flows.
 # Checked here so that `count = 1e12` is an error, not a list of a trillion flows (tests/test_fuzz_scenario.py).
 MAX_FLOWS = ((1 << 21) - 1 - 2) // 4
@@ -535,6 +536,10 @@ class FlowSpec(_Table):
     initial_cwnd: Annotated[int, Field(ge=1, le=MAX_INITIAL_CWND)] = 2   # packets
     rto_min: Duration = 200 * MS
     rwnd: Annotated[int, Field(ge=1, le=U64_MAX)] = 1_000_000_000  # packets; large enough never to limit
+    # Linux snd_cwnd_clamp, packets: cwnd stops growing there, but (unlike rwnd) new data still goes out
+    # past a hole in recovery. ns-2.35 TCP-Linux's window_ is this, not rwnd (seed 001 sets it to 10000).
+    # Compound clamps only its loss-based part, as its module does. None: no clamp.
+    cwnd_clamp: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
     ecn: bool = False                                    # ECN-capable (RFC 3168): needs a queue with ecn = true to matter
     overhead: Duration = 0                               # dumbbell: each packet waits uniform [0, overhead] at the sender (ns-2 overhead_)
     route: list[str] | None = None                       # links: nodes from the sender to the receiver
@@ -599,6 +604,7 @@ class FlowSpec(_Table):
             "initial_cwnd": self.initial_cwnd,
             "rto_min_ns": self.rto_min,
             "rwnd_packets": self.rwnd,
+            **({"cwnd_clamp_packets": self.cwnd_clamp} if self.cwnd_clamp is not None else {}),
             **({"overhead_ns": self.overhead} if self.overhead else {}),
             **({"ecn": True} if self.ecn else {}),
             **({"route": list(self.route)} if self.route is not None else {}),
