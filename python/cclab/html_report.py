@@ -53,12 +53,12 @@ def _write(path: Path, text: str) -> Path:
 
 def write_study_page(report: StudyReport, path: Path) -> Path:
     """The HTML page of a reproduction study; its figures are read from the study's folder."""
-    from .reproduction_report import FINDING_MARK, QUICK_NOTE, VERDICT_MARK
+    from .reproduction_report import FINDING_MARK, MEASURE_NOTE, QUICK_NOTE, VERDICT_MARK
 
     images = {figure.file: png_data_uri(report.folder / figure.file)
               for experiment in report.experiments for figure in experiment.figures}
     text = _environment().get_template("study.html.j2").render(
-        title=report.title, report=report, counts=report.counts(), images=images, quick_note=QUICK_NOTE,
+        title=report.title, report=report, counts=report.counts(), images=images, quick_note=QUICK_NOTE, measure_note=MEASURE_NOTE,
         finding_mark=FINDING_MARK, verdict_mark=VERDICT_MARK, max_errors=MAX_ERRORS, version=_version(),
         index_link=True)
     return _write(path, text)
