@@ -106,7 +106,7 @@ def test_runs_are_measured_reported_and_reused(toy, tmp_path):
                         "toy-part-window-0-newreno.png"]
     assert (tmp_path / "out" / "values.csv").read_text().count("\n") == 1 + 4 * 2 * 2
     # One finding, with the paper's value, cclab's deciding value and the difference beside it.
-    assert "| finding | paper (our reading) | cclab | difference | verdict | detail |" in text
+    assert "| finding | paper (our reading) | cclab | difference | verdict | why |" in text
     claims = (tmp_path / "out" / "claims.csv").read_text().splitlines()
     assert len(claims) == 2 and claims[0].startswith("experiment,finding,status,paper,cclab,difference")
 
@@ -127,7 +127,7 @@ def test_cli_lists_runs_and_refuses_unknown_parts(toy, tmp_path):
     assert (tmp_path / "o" / "toy-quick" / "report.md").exists()
     assert (tmp_path / "o" / "toy-quick" / "report.html").exists() and (tmp_path / "o" / "index.html").exists()
     # The terminal warns before its tables too, not only the pages.
-    assert done.stdout.startswith("Quick mode: shorter runs, fewer points and seeds; the numbers are not comparable")
+    assert done.stdout.startswith("toy: Quick mode: shorter runs, fewer points and seeds; the numbers are not comparable")
     # `cclab report` rebuilds the pages from the store alone: nothing is computed, the quick runs are found.
     again = _cli("report", "toy", "--store", str(tmp_path / "s"), "--out", str(tmp_path / "r"), env=env)
     assert again.returncode == 0, again.stderr

@@ -113,7 +113,8 @@ def utilisation(window: tuple[int, int], config: dict, summary: pd.DataFrame,
     elif rate:
         value = link_bytes(window, config, summary, queue) * 8 / (rate * (end - start) / 1e9)
     else:
-        raise MeasureError("a link whose rate varies has its utilisation over the run's measurement window only")
+        raise MeasureError("a link whose rate varies has its utilisation over the run's measurement window only; "
+                           "for another window give the metric a nominal rate (`nominal`)")
     return min(1.0, value)
 
 
