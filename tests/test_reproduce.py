@@ -195,6 +195,26 @@ def test_seed001_quick_reproduction_holds_its_quick_findings(tmp_path):
     assert "| cell | CTCP |" in text and "| bw=100 delay=20 per=1e-07 qsize=0.1 |" in text
 
 
+def test_seed002_quick_reproduction_measures_every_run_and_writes_its_figures(tmp_path):
+    """Seed 002 (UMTS) in quick mode: 420 runs of 100 s at 384 kbit/s, 10 replications per cell, a few
+    seconds in all. Every run is measured, per-flow figures (flows = "each") included, and the report has
+    its CDFs; its findings are checked on the full study's 100 replications (docs/reproductions/seed002.md)."""
+    experiments = [load_experiment(path) for name, path in list_experiments().items()
+                   if name.startswith("seed002-")]
+    assert sorted(e.id for e in experiments) == ["seed002-downlink", "seed002-transfers-down",
+                                                 "seed002-transfers-up", "seed002-uplink"]
+    result = reproduce(experiments, tmp_path / "store", LocalPool(2), quick=True)
+    assert result.sweep_report.failed == 0
+    for outcome in result.outcomes:
+        assert not outcome.errors, outcome.errors
+    downlink = next(o for o in result.outcomes if o.experiment.id == "seed002-downlink")
+    # flows = "each" pools every flow of every replication: 4 flows x 10 replications in the 4-flow cells.
+    assert max(len(v) for v in downlink.values.values()) >= 40
+    report = write_study_report(result, tmp_path / "out")
+    assert report.markdown_path.read_text().count("\n## ") == 4
+    assert any(p.suffix == ".png" for p in (tmp_path / "out").iterdir())
+
+
 def test_seed003_quick_response_and_rtt_fairness_hold_their_quick_findings(tmp_path):
     """Seed 003 (BIC) in quick mode, the response-function experiment (one flow, random loss), Tables 2-3 at
     100 Mbit/s with the Section II background, and Fig. 5's BIC modes (one run). Fig. 2 is left out: two of

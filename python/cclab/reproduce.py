@@ -253,7 +253,7 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
                 outcome.errors.append((run.row, run.cell, run.replication, f"{metric.name}: {exc}"))
                 continue
             if metric.rate:
-                value *= UNIT_SCALE[metric.unit]
+                value = value * UNIT_SCALE[metric.unit]   # a new array: the measured one may be read-only
                 try:
                     if isinstance(value, np.ndarray):   # flows = "each": no clipped figure
                         raise MeasureError("per flow")
