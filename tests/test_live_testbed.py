@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -64,7 +65,13 @@ def cubic_run():
             run = measure(RunSpec(ccs=("cubic",), duration_ns=3_000_000_000, sample_interval_ns=2_000_000),
                           RECEIVER_ADDRESS, server.port, namespace=config.sender,
                           bottleneck=bed.bottleneck_counters, bottleneck_rate_bps=config.rate_bps)
+            # The last segments (FIN, its ACK) may still be inside the 10 ms delay line when the transfer
+            # returns: read its counters once it holds nothing (they drain within a delay).
+            deadline = time.monotonic() + 2.0
             line = bed.delay_line_stats()
+            while line["held"] and time.monotonic() < deadline:
+                time.sleep(0.02)
+                line = bed.delay_line_stats()
         finally:
             server.close()
     return run, line
