@@ -270,6 +270,11 @@ def run_ns2(s: Dumbbell, cap: float) -> Run:
            f"flows={s.flows}", f"duration={s.duration_s:g}", "measure_from=0", "seed=1", f"payload={PAYLOAD_BYTES}",
            f"window={window_limit(s)}", "progress=1"]
     run, stdout = measure(cmd, cap, cwd=HERE)
+    return with_flow_totals(run, stdout)
+
+
+def with_flow_totals(run: Run, stdout: str) -> Run:
+    """The run with the packets and goodput its per-flow lines (ns-2's and ns-3's `flow` lines) add up to."""
     if run.capped or run.failed:
         return run
     rows = flow_lines(stdout)
@@ -296,12 +301,7 @@ def run_ns3(s: Dumbbell, cap: float) -> Run:
            f"--buffer={s.buffer}", f"--accessMs={ACCESS_MS}", f"--flows={s.flows}",
            f"--duration={s.duration_s:g}", f"--payload={PAYLOAD_BYTES}", "--progress=1"]
     run, stdout = measure(cmd, cap)
-    if run.capped or run.failed:
-        return run
-    rows = flow_lines(stdout)
-    run.packets = sum(int(r["packets_sent_total"]) for r in rows)
-    run.goodput_bps = sum(float(r["goodput_bps"]) for r in rows)
-    return run
+    return with_flow_totals(run, stdout)
 
 
 # ----------------------------------------------------------------------------------------- scenarios

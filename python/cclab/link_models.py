@@ -100,14 +100,9 @@ def parse_link_rate(value: Any) -> "int | TraceRate | RateSchedule | DrawnRate":
             raise BadValue(f"{value!r} is no rate", "a positive rate")
         return rate
     if "drawn" in value:
-        from .distributions import parse_distribution  # distributions imports this module
-
         if set(value) != {"drawn"}:
             raise BadValue("a drawn rate has one key", '{ drawn = { uniform = ["100kbps", "384kbps"] } }')
-        try:
-            drawn = parse_distribution(value["drawn"], parse_rate, "rate")
-        except BadValue as exc:
-            raise BadValue(exc.message, exc.accepted, subpath=("drawn", *exc.subpath)) from None
+        drawn = _distribution_at(value, "drawn", parse_rate, "rate")
         if drawn.mean <= 0:
             raise BadValue("the drawn rate's mean is 0", "a distribution of positive rates", subpath=("drawn",))
         return DrawnRate(drawn.engine, drawn.mean)
@@ -266,8 +261,6 @@ OUTAGES_ACCEPTED = ('{ rate = 0.05, duration = { lognormal = { mean = "3s", sigm
 
 def parse_outages(value: Any) -> Outages:
     """`rate` (per second: exponential gaps of mean 1/rate) or `gap` (any distribution), and `duration`."""
-    from .distributions import parse_distribution  # distributions imports this module
-
     if isinstance(value, Outages):
         return value
     if not isinstance(value, dict):
@@ -285,21 +278,25 @@ def parse_outages(value: Any) -> Outages:
         gap = {"exponential": 1e9 / float(rate)}
         mean_gap = 1e9 / float(rate)
     else:
-        try:
-            drawn = parse_distribution(value["gap"], parse_duration, "duration")
-        except BadValue as exc:
-            raise BadValue(exc.message, exc.accepted, subpath=("gap", *exc.subpath)) from None
+        drawn = _distribution_at(value, "gap", parse_duration, "duration")
         if drawn.mean <= 0:
             raise BadValue("the mean gap is 0", "a gap of mean above 0", subpath=("gap",))
         gap, mean_gap = drawn.engine, drawn.mean
     if "duration" not in value:
         raise BadValue("duration is missing", 'a duration or distribution, e.g. { exponential = "2s" }',
                        subpath=("duration",))
-    try:
-        duration = parse_distribution(value["duration"], parse_duration, "duration")
-    except BadValue as exc:
-        raise BadValue(exc.message, exc.accepted, subpath=("duration", *exc.subpath)) from None
+    duration = _distribution_at(value, "duration", parse_duration, "duration")
     return Outages(gap, duration.engine, mean_gap, duration.mean)
+
+
+def _distribution_at(table: dict, key: str, parse, what: str):
+    """`table[key]` parsed as a distribution of `what` (cclab.distributions), its errors naming the key."""
+    from .distributions import parse_distribution  # distributions imports this module
+
+    try:
+        return parse_distribution(table[key], parse, what)
+    except BadValue as exc:
+        raise BadValue(exc.message, exc.accepted, subpath=(key, *exc.subpath)) from None
 
 
 # --- named link profiles -----------------------------------------------------------------------------
