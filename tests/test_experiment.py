@@ -200,6 +200,11 @@ def _claim_plan(tmp_path):
     ({"rows": ["reno-cubic"], "above_row": "reno"}, "holds"),
     ({"rows": ["reno"], "above_row": ["reno-cubic"]}, "fails"),
     ({"rows": ["reno"], "below_row": "reno-cubic"}, "holds"),
+    # reno against 0.9 x reno-cubic: 8000 < 8100 and 8500 < 8550; against 0.85 x: 8000 is not < 7650.
+    ({"rows": ["reno"], "below_row": "reno-cubic", "times": 0.9}, "holds"),
+    ({"rows": ["reno"], "below_row": "reno-cubic", "times": 0.85}, "fails"),
+    # reno-cubic above 1.15 x reno: 9000 is not > 9200 (B/BDP=0.5).
+    ({"rows": ["reno-cubic"], "above_row": "reno", "times": 1.15}, "fails"),
     ({"trend": "increasing"}, "holds"),
     ({"rows": ["reno"], "trend": "decreasing"}, "fails"),
     ({"above_metric": "a"}, "holds"),
@@ -222,6 +227,9 @@ def test_claims_on_worked_values(tmp_path, claim, status):
     ({"rows": ["reno-cubic"], "above_row": "reno"}, "above reno: 8,000", "9,000 (reno-cubic @ B/BDP=0.5)", "+1,000"),
     # Increasing from the first cell to the last: reno-cubic +500, reno +500; the first line is kept.
     ({"trend": "increasing"}, "increasing, from 9,000", "9,500 (reno-cubic: B/BDP=0.5 -> B/BDP=1)", "+500"),
+    # reno below 0.9 x reno-cubic: margins 8100 - 8000 = 100 and 8550 - 8500 = 50; the smaller is kept.
+    ({"rows": ["reno"], "below_row": "reno-cubic", "times": 0.9}, "below 0.900 x reno-cubic: 8,550",
+     "8,500 (reno @ B/BDP=1)", "-50"),
 ])
 def test_claims_give_the_papers_value_cclabs_and_the_difference(tmp_path, claim, paper, cclab, difference):
     plan = _claim_plan(tmp_path)

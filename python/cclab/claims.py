@@ -107,7 +107,8 @@ def _paper_text(claim: ClaimSpec) -> str:
         return f"{claim.trend} along {claim.along}" if claim.along else claim.trend
     if claim.above_metric is not None:
         return f"above {claim.above_metric}"
-    return ("above " if claim.above_row is not None else "below ") + ", ".join(claim.other_rows)
+    scale = "" if claim.times is None else f"{_fmt(claim.times)} x "
+    return ("above " if claim.above_row is not None else "below ") + scale + ", ".join(claim.other_rows)
 
 
 def _with_values(result: ClaimResult, claim: ClaimSpec, closest: _Closest) -> ClaimResult:
@@ -210,9 +211,12 @@ def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], 
                     other = value(claim.above_metric, r, c)
                     references.append((other, claim.above_metric, True, True))
                 else:
+                    times = 1.0 if claim.times is None else claim.times
+                    label_scale = "" if claim.times is None else f"{_fmt(claim.times)} x "
                     for other_name in claim.other_rows:
                         other = value(claim.metric, row_index[other_name], c)
-                        references.append((other, other_name, claim.above_row is not None, True))
+                        references.append((None if other is None else times * other, label_scale + other_name,
+                                           claim.above_row is not None, True))
                 if any(reference is None for reference, _, _, _ in references):
                     missing += 1
                     continue

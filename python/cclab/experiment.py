@@ -206,6 +206,9 @@ class ClaimSpec(_Spec):
     between: Optional[list[float]] = None     # every value in [low, high]
     above_row: Optional[Union[str, list[str]]] = None   # every value > those rows', cell by cell
     below_row: Optional[Union[str, list[str]]] = None
+    # above_row/below_row against this multiple of those rows' values (seed 001 Figure 12(c): the Reno flow
+    # beside CTCP below 0.25 x Thr_base, two Reno flows' mean); default 1, the rows' values themselves
+    times: Optional[float] = Field(None, gt=0)
     above_metric: Optional[str] = None        # value > the same run's value of that metric
     trend: Optional[Literal["increasing", "decreasing"]] = None   # from the first listed cell to the last
     along: Optional[str] = None               # trend along this coordinate, in every combination of the others
@@ -219,6 +222,8 @@ class ClaimSpec(_Spec):
             raise ValueError(f"a claim needs exactly one of {', '.join(CLAIM_TESTS)} (has {', '.join(tests) or 'none'})")
         if self.between is not None and (len(self.between) != 2 or self.between[0] > self.between[1]):
             raise ValueError("between needs [low, high] with low <= high")
+        if self.times is not None and self.above_row is None and self.below_row is None:
+            raise ValueError("times scales the rows a claim compares with: give it with above_row or below_row")
         return self
 
     @property
