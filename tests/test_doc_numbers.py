@@ -111,3 +111,127 @@ def test_the_values_a_reproduction_writes_are_the_values_the_pages_read(tmp_path
     # The references come from table1.toml; 162,300 is within 3 % of the paper's 162,113.4: "ok".
     assert (value.paper, value.ns2, value.verdict) == (162113.4, 162378.1, "ok")
     assert not Values.read(path).has("seed000-table1", "STCP", "B=0.1BDP RTT=100ms", "goodput")
+
+
+# --- seed 001: blocks rendered from the stored full study, pending until it is run ------------------------
+
+SEED001_PAGE = "docs/reproductions/seed001.md"
+
+
+def _seed001_values(findings=None, **means):
+    """Values for every experiment, row, cell and metric of seed 001's full study (so every block can
+    render), each 0.5 unless `means` gives it: {(experiment, row, cell, metric): mean}."""
+    from cclab.experiment import list_experiments, load_experiment
+    rows = []
+    for experiment, path in list_experiments().items():
+        if not experiment.startswith("seed001-"):
+            continue
+        spec = load_experiment(path).spec
+        for metric in spec.metrics:
+            for row in spec.rows:
+                for cell in spec.cells:
+                    mean = means.get("values", {}).get((experiment, row.name, cell.name, metric.name), 0.5)
+                    rows.append({"experiment": experiment, "row": row.name, "cell": cell.name, "metric": metric.name,
+                                 "mean": str(mean), "std": "0", "min": str(mean), "max": str(mean), "seeds": "1",
+                                 "paper": "", "ns2": "", "verdict": ""})
+    meta = {"cclab_version": "0.1.0+engine.1ee98dd7c0e2", "runs": 669, "date": "2026-11-24", "how": "a test"}
+    return Values(rows, "synthetic", meta, findings if findings is not None else _seed001_findings())
+
+
+def _seed001_findings():
+    """Every finding of seed 001's experiment files, each holding (the report's claims.csv lines)."""
+    from cclab.experiment import list_experiments, load_experiment
+    return [{"experiment": experiment, "finding": claim.text, "status": "holds", "paper": "p", "cclab": "c",
+             "difference": "+0", "detail": "d"}
+            for experiment, path in list_experiments().items() if experiment.startswith("seed001-")
+            for claim in load_experiment(path).spec.claims]
+
+
+def test_the_seed001_page_waits_for_the_full_study():
+    # No seed001-values.csv is committed before the full run: every block must then say so, and a number
+    # typed into a block is an error, as a hand edit of a rendered one is.
+    from cclab.doc_numbers import PENDING
+    assert not values_path(REPO, "seed001").exists()
+    assert check_docs(REPO, "seed001") == []
+    text = (REPO / SEED001_PAGE).read_text(encoding="utf-8")
+    names = block_names(text)
+    assert names[0] == "seed001/source" and "seed001/figure11" in names and "seed001/findings-figure12" in names
+    assert text.count(PENDING.format(study="seed001")) == len(names) == 26
+
+
+def test_a_number_typed_into_a_pending_seed001_block_is_found(tmp_path):
+    page = tmp_path / SEED001_PAGE
+    page.parent.mkdir(parents=True)
+    committed = (REPO / SEED001_PAGE).read_text(encoding="utf-8")
+    page.write_text(committed.replace("<!-- numbers: seed001/figure11 -->\n*Not rendered yet",
+                                      "<!-- numbers: seed001/figure11 -->\n| CTCP | 1.9 |\n*Not rendered yet"))
+    assert check_docs(tmp_path, "seed001") == [page]
+
+
+def test_every_seed001_block_renders_from_a_full_study():
+    # Every block of the page has a renderer, and the full study's plan holds every value each needs.
+    text = (REPO / SEED001_PAGE).read_text(encoding="utf-8")
+    findings = _seed001_findings() + [{"experiment": "seed001-figure12", "finding": "12(c): low [ratio < 0.25]", "status": "fails",
+                 "paper": "below 0.250 x Reno + Reno (baseline): 10.0", "cclab": "12.0 (CTCP + Reno @ c)",
+                 "difference": "+2.000", "detail": "reno below row Reno + Reno (baseline): 12.0 not < 10.0"}]
+    rendered = render_page(text, _seed001_values(findings))
+    assert "Not rendered yet" not in rendered
+    assert "Values: the full run of `cclab 0.1.0+engine.1ee98dd7c0e2` (669 runs), 2026-11-24; a test." in rendered
+    # The failure is listed with its verdict, the paper's value as read, cclab's and the difference.
+    assert ("| 12(c): low [ratio < 0.25] | **FAILS** | below 0.250 x Reno + Reno (baseline): 10.0 | "
+            "12.0 (CTCP + Reno @ c) | +2.000 |") in rendered
+
+
+def test_seed001_tables_put_each_value_in_its_place():
+    from cclab.doc_seed001 import figure11, figure12, findings_count
+    f12, f11 = "seed001-figure12", "seed001-figure11"
+    cell = "bw=1000 delay=100 qsize=0.1"
+    values = {(f12, "CTCP + Reno", cell, "reno"): 30.0, (f12, "Reno + Reno (baseline)", cell, "reno"): 400.0,
+              (f11, "CTCP", "(b) RTT ratio 10", "ratio"): 1.912, (f11, "BIC", "(a) RTT ratio 10", "ratio"): 493.4,
+              (f11, "Reno", "(a) RTT ratio 4", "ratio"): 18.04}
+    table12 = figure12(_seed001_values(values=values))
+    # 30 / 400 = 0.075, in the 1000 Mbit/s, 0.1 BDP line's 100 ms column (the last); the others 0.5 / 0.5.
+    assert "| 1000 Mbit/s, 0.1 BDP | 0.5 / 0.5 = **1.00** | 0.5 / 0.5 = **1.00** | 30.0 / 400.0 = **0.07** |" in table12
+    table11 = figure11(_seed001_values(values=values))
+    # Two decimals below 10, one below 100, none above: 1.912 -> 1.91, 18.04 -> 18.0, 493.4 -> 493.
+    assert "| (b) 1000 Mbit/s, 0.5 BDP: CTCP | 0.50 | 0.50 | 0.50 | 0.50 | 0.50 | 1.91 |" in table11
+    assert "| (a) 100 Mbit/s, 0.1 BDP: BIC | 0.50 | 0.50 | 0.50 | 0.50 | 0.50 | 493 |" in table11
+    assert "| (a) 100 Mbit/s, 0.1 BDP: Reno | 0.50 | 0.50 | 18.0 | 0.50 | 0.50 | 0.50 |" in table11
+    # Two findings of figure 3 (one holds, one fails) and one of figure 12 not checked: 3 in all.
+    counted = findings_count(_seed001_values([
+        {"experiment": "seed001-figure3", "status": "holds"}, {"experiment": "seed001-figure3", "status": "fails"},
+        {"experiment": "seed001-figure12", "status": "not checked"}]))
+    assert counted.startswith("The study has 3 findings: **1 hold, 1 fail**, 1 not checked.")
+    assert "| figure3 | 1 | 1 | 0 |" in counted and "| figure12 | 0 | 0 | 1 |" in counted
+
+
+def test_writing_seed001_keeps_the_reports_findings_and_figures(tmp_path):
+    # What --write-docs does after the report is written: the values (here a two-line file), the findings
+    # and the figures kept, then the page rendered; --check-docs agrees afterwards.
+    from cclab.doc_numbers import claims_path, keep_report
+    root = tmp_path / "checkout"
+    (root / SEED001_PAGE).parent.mkdir(parents=True)
+    shutil.copy(REPO / SEED001_PAGE, root / SEED001_PAGE)
+    report = tmp_path / "results" / "seed001"
+    report.mkdir(parents=True)
+    (report / "claims.csv").write_text("experiment,finding,status,paper,cclab,difference,paper_value,cclab_value,"
+                                       "difference_value,detail\nseed001-figure11,f,holds,p,c,+1,,,,d\n")
+    (report / "figure11.png").write_bytes(b"png 11")
+    (report / "figure1-ctcp-paper.png").write_bytes(b"png 1")
+    kept = keep_report(root, "seed001", report)
+    figures = root / "docs/reproductions/figures/seed001"
+    assert kept == [claims_path(values_path(root, "seed001")), figures / "figure1-ctcp-paper.png", figures / "figure11.png"]
+    assert (figures / "figure11.png").read_bytes() == b"png 11"
+    assert keep_report(root, "seed000", report) == []     # seed 000's page keeps its own figures
+    # A values file missing a value the page needs is named, not rendered half.
+    values_path(root, "seed001").write_text("experiment,row,cell,metric,unit,mean,std,min,max,seeds,paper,ns2,verdict\n")
+    (root / "docs/reproductions/data/seed001-source.json").write_text('{"cclab_version": "v", "runs": 1, '
+                                                                      '"date": "d", "how": "h"}')
+    with pytest.raises(DocsError, match="no value for seed001-figure1 / CTCP \\(paper\\) / 100Mbps 50ms 0.2BDP / goodput"):
+        write_docs(root, "seed001")
+
+
+def test_write_docs_for_seed001_needs_every_run_stored(tmp_path):
+    process = run_cli("reproduce", "seed001", "--write-docs", "--store", str(tmp_path / "empty"), cwd=REPO)
+    assert process.returncode == 2
+    assert "runs of seed001 are not in the store" in process.stderr

@@ -185,7 +185,8 @@ def test_seed001_quick_reproduction_holds_its_quick_findings(tmp_path):
                if claim.status != "holds"]
     assert not failing, "\n".join(failing)
     report = write_study_report(result, tmp_path / "out")
-    for figure in ("figure3.png", "figure4b.png", "figure5.png", "figure8-ctcp.png", "figure9-ctcp.png",
+    for figure in ("figure1-ctcp-paper.png", "figure1-ctcp-ns-2-35-linux-port.png", "figure3.png", "figure4b.png",
+                   "figure5.png", "figure8-ctcp.png", "figure9-ctcp.png",
                    "figure10-ctcp.png", "figure11.png", "figure12.png", "figure13a-ctcp.png", "figure13b-ctcp.png",
                    "figure14-ctcp.png", "reverse-traffic.png"):
         assert (tmp_path / "out" / figure).exists(), figure

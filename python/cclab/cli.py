@@ -324,10 +324,13 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
                     f"{wall_s - result.wall_s:.1f} s tables, report and figures); report: {report.html_path} "
                     f"(and report.md; all studies: {index})", markup=False)
     if write_docs:
-        from .doc_numbers import values_path, write_docs as rewrite, write_source
+        from .doc_numbers import keep_report, values_path, write_docs as rewrite, write_source
         from .reproduction_report import write_values_csv
         write_values_csv(result, values_path(root, study))
         write_source(values_path(root, study), results_version(), result.sweep_report.planned)
+        kept = keep_report(root, study, report.folder)
+        if kept:
+            click.echo(f"{len(kept) - 1} figures and the findings kept from {report.folder}")
         changed = rewrite(root, study)
         click.echo(f"{values_path(root, study)} written; pages changed: "
                    + (", ".join(str(p.relative_to(root)) for p in changed) or "none"))
@@ -341,6 +344,9 @@ def _check_docs(root: Path, study: str) -> None:
                    f"{values_path(root, study).relative_to(root)}; run `cclab reproduce {study} --write-docs`", err=True)
     if differ:
         raise SystemExit(1)
+    if not values_path(root, study).exists():
+        click.echo(f"{study}: no values yet; every block of the docs waits for `cclab reproduce {study} --write-docs`")
+        return
     click.echo(f"{study}: the docs' numbers are those of {values_path(root, study).relative_to(root)}")
 
 

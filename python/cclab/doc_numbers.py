@@ -8,7 +8,9 @@ A page marks each generated stretch with a pair of comments::
 
 `cclab reproduce seed000 --write-docs` reproduces the full study from the result store (it computes
 nothing: every run must be stored), keeps the measured values in docs/reproductions/data/<study>-values.csv
-(the `values.csv` that `cclab reproduce` writes beside report.md) and rewrites every block from them.
+(the `values.csv` that `cclab reproduce` writes beside report.md) and rewrites every block from them. A
+study whose page lists its findings (seed 001) also keeps the report's claims.csv as <study>-claims.csv and
+its figures in docs/reproductions/figures/<study>/ (`REPORT_FILES`).
 `cclab reproduce seed000 --check-docs` renders the blocks from that file and fails where a page differs;
 tests/test_doc_numbers.py does the same on every test run, so a page cannot drift from its data.
 
@@ -23,6 +25,7 @@ import datetime as dt
 import json
 import math
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
@@ -31,7 +34,10 @@ from .errors import CclabError
 
 BLOCK = re.compile(r"(<!-- numbers: (?P<name>[\w./-]+) -->\n)(?P<body>.*?)(<!-- /numbers -->)", re.S)
 # Pages with blocks, relative to the repository root, per study.
-PAGES = {"seed000": ["README.md", "docs/reproductions/seed000.md"]}
+PAGES = {"seed000": ["README.md", "docs/reproductions/seed000.md"], "seed001": ["docs/reproductions/seed001.md"]}
+# Studies whose --write-docs also keeps the report's findings (claims.csv) and figures (its PNGs).
+REPORT_FILES = {"seed001"}
+FIGURES_DIR = Path("docs/reproductions/figures")
 DATA_DIR = Path("docs/reproductions/data")
 MINUS = "\u2212"   # the pages' minus sign
 
@@ -57,10 +63,13 @@ def _number(text: str) -> Optional[float]:
 
 
 class Values:
-    """A study's measured values: (experiment, row, cell, metric) -> Value, from a values.csv."""
+    """A study's measured values: (experiment, row, cell, metric) -> Value, from a values.csv; and, where the
+    study keeps them, its findings (the lines of the report's claims.csv)."""
 
-    def __init__(self, rows: list[dict], source: str, meta: Optional[dict] = None):
+    def __init__(self, rows: list[dict], source: str, meta: Optional[dict] = None,
+                 findings: Optional[list[dict]] = None):
         self.source = source
+        self._findings = findings
         # What made the values: cclab_version (with the engine fingerprint), runs, date, how (the
         # <study>-source.json beside the values).
         self.meta = meta or {}
@@ -79,7 +88,11 @@ class Values:
                 rows = list(csv.DictReader(f))
             meta_path = source_path(path)
             meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
-            return cls(rows, str(path), meta)
+            findings = None
+            if claims_path(path).exists():
+                with open(claims_path(path), newline="", encoding="utf-8") as f:
+                    findings = list(csv.DictReader(f))
+            return cls(rows, str(path), meta, findings)
         except FileNotFoundError:
             raise DocsError(f"{path}: no values to write the docs from; run `cclab reproduce STUDY --write-docs` "
                             "once the full study is in the store") from None
@@ -92,6 +105,15 @@ class Values:
 
     def has(self, experiment: str, row: str, cell: str, metric: str) -> bool:
         return (experiment, row, cell, metric) in self._values
+
+    def all_findings(self) -> list[dict]:
+        """Every finding, in the report's order: experiment, finding, status, paper, cclab, difference, detail."""
+        if self._findings is None:
+            raise DocsError(f"{self.source}: no {claims_path(Path(self.source)).name} beside it gives the findings")
+        return self._findings
+
+    def findings(self, experiment: str) -> list[dict]:
+        return [f for f in self.all_findings() if f["experiment"] == experiment]
 
 
 # --- formatting, as the pages write numbers ------------------------------------------------------------
@@ -279,7 +301,7 @@ def seed000_figure13(values: Values) -> str:
     return table(["protocol", "5 flows", "10 flows", "50 flows"], ["---"] * 4, rows)
 
 
-def seed000_source(values: Values) -> str:
+def source(values: Values) -> str:
     meta = values.meta
     if not meta:
         raise DocsError(f"{values.source}: no {source_path(Path(values.source)).name} beside it says what made the values")
@@ -288,7 +310,7 @@ def seed000_source(values: Values) -> str:
 
 
 RENDERERS: dict[str, Callable[[Values], str]] = {
-    "seed000/source": seed000_source,
+    "seed000/source": source,
     "seed000/readme-table1": seed000_readme_table1,
     "seed000/readme-agreement": seed000_readme_agreement,
     "seed000/table1": seed000_table1,
@@ -298,6 +320,12 @@ RENDERERS: dict[str, Callable[[Values], str]] = {
     "seed000/figure11-12": seed000_figure11_12,
     "seed000/figure13": seed000_figure13,
 }
+
+
+from .doc_seed001 import RENDERERS as _SEED001   # noqa: E402 (it builds on the helpers above)
+
+RENDERERS.update(_SEED001)
+RENDERERS["seed001/source"] = source
 
 
 # --- pages ---------------------------------------------------------------------------------------------
@@ -327,6 +355,11 @@ def values_path(root: Path, study: str) -> Path:
     return root / DATA_DIR / f"{study}-values.csv"
 
 
+def claims_path(values: Path) -> Path:
+    """`<study>-claims.csv` beside `<study>-values.csv`: the findings of the report the values came from."""
+    return values.with_name(values.name.replace("-values.csv", "-claims.csv"))
+
+
 def source_path(values: Path) -> Path:
     """`<study>-source.json` beside `<study>-values.csv`."""
     return values.with_name(values.name.replace("-values.csv", "-source.json"))
@@ -347,11 +380,42 @@ def pages(root: Path, study: str) -> list[Path]:
     return [root / page for page in PAGES[study]]
 
 
+# A block's text before the study's full run has been rendered into it (no values committed yet).
+PENDING = "*Not rendered yet: `cclab reproduce {study} --write-docs` writes this from the stored full study.*\n"
+
+
+def pending_page(text: str, study: str) -> str:
+    """The page with every block's text set to PENDING (a page whose study has no values yet)."""
+    return BLOCK.sub(lambda m: m.group(1) + PENDING.format(study=study) + m.group(4), text)
+
+
 def check_docs(root: Path, study: str) -> list[Path]:
-    """The pages whose blocks differ from what the study's committed values give."""
+    """The pages whose blocks differ from what the study's committed values give; without committed
+    values, the pages whose blocks are not all PENDING (a number typed where the store's should go)."""
+    if not values_path(root, study).exists() and study in REPORT_FILES:
+        return [page for page in pages(root, study)
+                if pending_page(page.read_text(encoding="utf-8"), study) != page.read_text(encoding="utf-8")]
     values = Values.read(values_path(root, study))
     return [page for page in pages(root, study)
             if render_page(page.read_text(encoding="utf-8"), values, str(page)) != page.read_text(encoding="utf-8")]
+
+
+def keep_report(root: Path, study: str, report_folder: Path) -> list[Path]:
+    """Keep what a study's page shows from its report besides the values: the findings (claims.csv as
+    <study>-claims.csv) and the figures (every PNG, into docs/reproductions/figures/<study>/, under the
+    report's names: the paper's numbering). Nothing for studies outside REPORT_FILES; the files written."""
+    if study not in REPORT_FILES:
+        return []
+    claims = claims_path(values_path(root, study))
+    claims.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(report_folder / "claims.csv", claims)
+    figures = root / FIGURES_DIR / study
+    figures.mkdir(parents=True, exist_ok=True)
+    written = [claims]
+    for png in sorted(report_folder.glob("*.png")):
+        shutil.copyfile(png, figures / png.name)
+        written.append(figures / png.name)
+    return written
 
 
 def write_docs(root: Path, study: str) -> list[Path]:
