@@ -166,6 +166,10 @@ def test_a_number_typed_into_a_pending_seed001_block_is_found(tmp_path):
     page.write_text(committed.replace("<!-- numbers: seed001/figure11 -->\n*Not rendered yet",
                                       "<!-- numbers: seed001/figure11 -->\n| CTCP | 1.9 |\n*Not rendered yet"))
     assert check_docs(tmp_path, "seed001") == [page]
+    # A misspelt block is found before the full run, not after it.
+    page.write_text(committed.replace("seed001/figure11 -->", "seed001/figure-11 -->"))
+    with pytest.raises(DocsError, match="no renderer for block\\(s\\) seed001/figure-11"):
+        check_docs(tmp_path, "seed001")
 
 
 def test_every_seed001_block_renders_from_a_full_study():

@@ -393,8 +393,15 @@ def check_docs(root: Path, study: str) -> list[Path]:
     """The pages whose blocks differ from what the study's committed values give; without committed
     values, the pages whose blocks are not all PENDING (a number typed where the store's should go)."""
     if not values_path(root, study).exists() and study in REPORT_FILES:
-        return [page for page in pages(root, study)
-                if pending_page(page.read_text(encoding="utf-8"), study) != page.read_text(encoding="utf-8")]
+        waiting = []
+        for page in pages(root, study):
+            text = page.read_text(encoding="utf-8")
+            unknown = [name for name in block_names(text) if name not in RENDERERS]
+            if unknown:   # a misspelt block would wait for ever: say so now, not after the full run
+                raise DocsError(f"{page}: no renderer for block(s) {', '.join(unknown)}")
+            if pending_page(text, study) != text:
+                waiting.append(page)
+        return waiting
     values = Values.read(values_path(root, study))
     return [page for page in pages(root, study)
             if render_page(page.read_text(encoding="utf-8"), values, str(page)) != page.read_text(encoding="utf-8")]
