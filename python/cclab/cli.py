@@ -435,12 +435,22 @@ def response_command(quick: bool, no_simulation: bool, jobs: int | None, store: 
     if not no_simulation:
         from .executors import make_executor
         from .experiment import list_experiments, load_experiment
-        from .reproduce import reproduce
+        from .reproduce import measure_stored, reproduce
+        from .store import StoreLocked
 
         experiment = load_experiment(list_experiments()["seed003-response"])
         show_bar = sys.stderr.isatty()
-        with _sweep_bar("seed003-response" + (" (quick)" if quick else "")) if show_bar else nullcontext() as progress:
-            result = reproduce([experiment], root, make_executor(None, jobs), quick=quick, progress=progress)
+        try:
+            with _sweep_bar("seed003-response" + (" (quick)" if quick else "")) if show_bar else nullcontext() \
+                    as progress:
+                result = reproduce([experiment], root, make_executor(None, jobs), quick=quick, progress=progress)
+        except StoreLocked as locked:
+            # Another sweep (a reproduction of seed 003) is writing the study and some points are missing:
+            # the formulas and the points stored so far are drawn now rather than nothing.
+            result = measure_stored([experiment], root, quick=quick)
+            _stderr().print(f"warning: {locked}. Drawing the {result.sweep_report.already_stored} simulated "
+                            f"points stored so far; run `cclab response{' --quick' if quick else ''}` again "
+                            "once it has finished for the rest.", markup=False)
         simulated = rr.simulated_points(result.outcomes[0])
     out.mkdir(parents=True, exist_ok=True)
     figures = rr.draw(out, simulated)
@@ -453,7 +463,7 @@ def response_command(quick: bool, no_simulation: bool, jobs: int | None, store: 
     for c in rr.crossings():
         table.add_row(c.what, f"{c.p:.3g}", f"{c.window:.1f}", c.paper)
     console.print(table)
-    if simulated is not None:
+    if simulated is not None and simulated.points:
         table = Table(title="simulated against analytic mean window (packets)", title_justify="left")
         for column in ("protocol", "p", "simulated", "analytic", "ratio"):
             table.add_column(column, justify="left" if column == "protocol" else "right")
