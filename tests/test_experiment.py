@@ -231,6 +231,46 @@ def test_claims_give_the_papers_value_cclabs_and_the_difference(tmp_path, claim,
     assert result.difference_value == result.cclab_value - result.paper_value
 
 
+def test_claims_over_several_seeds_on_the_mean_or_on_each(tmp_path):
+    # "reno-cubic above reno" at B/BDP=0.5 over three seeds: 9000 > 8000, 9000 < 9200, 9600 > 8000. The means,
+    # 9200 and 8400, hold it; seed #1 alone breaks it. On the mean (default) it holds, and says 2 of 3; on
+    # each seed it fails, with seed #1's values: 9,000 against 9,200, a difference of -200.
+    plan = _claim_plan(tmp_path)
+    seeds = [{("total", 0, 0): 9000.0, ("total", 1, 0): 8000.0},
+             {("total", 0, 0): 9000.0, ("total", 1, 0): 9200.0},
+             {("total", 0, 0): 9600.0, ("total", 1, 0): 8000.0}]
+    means = {("total", 0, 0): 9200.0, ("total", 1, 0): 8400.0}
+    claim = dict(text="t", metric="total", rows=["reno-cubic"], cells=["B/BDP=0.5"], above_row="reno")
+    on_mean = check_claim(ClaimSpec(**claim), plan, means, seeds)
+    assert on_mean.status == "holds"
+    assert on_mean.detail == ("on the mean of 3 seeds: total above row reno: 1 comparisons; "
+                              "holds on 2 of 3 seeds alone")
+    assert (on_mean.cclab, on_mean.difference) == ("9,200 (reno-cubic @ B/BDP=0.5)", "+800")
+    on_each = check_claim(ClaimSpec(**claim, seeds="each"), plan, means, seeds)
+    assert on_each.status == "fails"
+    assert on_each.detail == ("on each seed: holds on 2 of 3 seeds alone; seed #1: total above row reno: "
+                              "reno-cubic @ B/BDP=0.5: 9,000 not > reno 9,200")
+    assert (on_each.cclab, on_each.difference) == ("9,000 (reno-cubic @ B/BDP=0.5) [seed #1]", "-200")
+    # Without seed #1 it holds on each: 2 of 2.
+    both = check_claim(ClaimSpec(**claim, seeds="each"), plan, means, [seeds[0], seeds[2]])
+    assert both.status == "holds" and both.detail.startswith("on each of 2 seeds (holds on 2 of 2 seeds alone)")
+    # One seed: the plain check, as before replications.
+    assert check_claim(ClaimSpec(**claim), plan, means, seeds[:1]).detail == "total above row reno: 1 comparisons"
+
+
+def test_keep_first_seed_leaves_replication_0_on_the_experiments_seed(tmp_path):
+    # The toy experiment has seed 1 (default) and 3 replications: derived seeds for all three, unless
+    # keep_first_seed, which puts seed 1 itself first and leaves the other two as they were.
+    from cclab.sweep import derive_seed
+
+    path = write(tmp_path)
+    derived = [run.run.seed for run in plan_experiment(load_experiment(path)).runs[:3]]
+    assert derived == [derive_seed(1, {}, k) for k in range(3)]
+    path.write_text(path.read_text().replace('id = "toy-mix"', 'id = "toy-mix"\nkeep_first_seed = true'))
+    kept = [run.run.seed for run in plan_experiment(load_experiment(path)).runs[:3]]
+    assert kept == [1, derived[1], derived[2]]
+
+
 def test_claims_in_quick_mode_and_without_results(tmp_path):
     experiment = load_experiment(write(tmp_path))
     quick = plan_experiment(experiment, quick=True)

@@ -14,8 +14,9 @@ An experiment file (`cclab/studies/<study>/<part>.toml`, package data) names a b
   axis of a grid with a line per combination of the others), `bars` (several metrics per row, a panel per
   cell), `timeseries` (one flow-series column, or throughput or the queue, every flow over time);
 - `[[claims]]`: the paper's findings in words, each a check over the measured values (see `cclab.claims`);
-- `replications` (seeds of each run; start times are randomised by `start_jitter` in the scenario) and a
-  `[quick]` table: shorter runs (`time_scale`), fewer cells, rows and replications.
+- `replications` (seeds of each run; start times are randomised by `start_jitter` in the scenario; with
+  `keep_first_seed` the first is `seed` itself) and a `[quick]` table: shorter runs (`time_scale`), fewer
+  cells, rows and replications.
 
 `plan_experiment` turns a file into planned runs (`cclab.sweep.PlannedRun`), so experiments go through the
 same executors and result store as sweeps: runs in parallel, reused when already computed, and an
@@ -211,6 +212,9 @@ class ClaimSpec(_Spec):
     along: Optional[str] = None               # trend along this coordinate, in every combination of the others
     flat: Optional[float] = None              # for every row, (max - min) / mean over the cells <= this
     quick: bool = False                       # holds in quick mode too (then the test suite checks it)
+    # With several seeds: checked on their means ("mean"), or on every seed alone ("each": holds only if
+    # it holds whatever the draw). cclab.claims
+    seeds: Literal["mean", "each"] = "mean"
 
     @model_validator(mode="after")
     def _one_test(self) -> "ClaimSpec":
@@ -248,6 +252,10 @@ class ExperimentSpec(_Spec):
     figure: Optional[Literal["window"]] = None  # shorthand for [[figures]] kind = "window"
     replications: int = Field(1, ge=1)
     seed: int = Field(1, ge=0)
+    # Replication 0 runs `seed` itself, as the experiment did with one replication, and the others derived
+    # seeds: runs made before the experiment had several seeds stay its first seed (seed 003's one-seed
+    # numbers in docs/reproductions/seed003.md are replication 0). Off: every replication's seed is derived.
+    keep_first_seed: bool = False
     set: list[str] = Field(default_factory=list)   # overrides applied to every run
     # [[add_flows]]: flow entries appended to the scenario's [[flows]] (a row's cc list covers them too), for a
     # mix the base scenario does not have (seed 003 Fig. 3: 8 flows at 80 ms and 2 at 160 ms)
@@ -539,7 +547,8 @@ def plan_experiment(experiment: Experiment, quick: bool = False, overrides: Sequ
             config = scenario.to_engine_config()
             point_hash = scenario_hash(config)
             for k in range(replications):
-                seed = derive_seed(spec.seed, {}, k) if replications > 1 else spec.seed
+                seed = derive_seed(spec.seed, {}, k) if replications > 1 and not (k == 0 and spec.keep_first_seed) \
+                    else spec.seed
                 run_config = copy.deepcopy(config)
                 run_config["run"]["seed"] = seed
                 params = {"experiment": spec.id, "row": row.name, "cell": spec.cells[c].name}
