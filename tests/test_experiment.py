@@ -442,6 +442,23 @@ def test_add_flows_appends_entries_the_rows_cc_covers():
     assert [f["group"] for f in flows[-2:]] == ["high-speed-160ms"] * 2
     assert all(f["cc"]["name"] == "scalable" and f["src_access_delay_ns"] == 35_000_000 for f in flows[-2:])
     assert [f["group"] for f in flows[:8]] == ["high-speed"] * 8
+def test_table3_sensitivity_reuses_the_tables_runs_for_the_chosen_profile():
+    # seed003-sensitivity-table3's "as chosen" cells are table2-3's RTT-ratio-6 cells under another name and
+    # set order: the same engine configs and seed 1 (table2-3's replication 0, keep_first_seed), so the same
+    # run keys, 4 rows x 2 rates = 8 runs, in full mode and (100 Mbit/s only) 4 in quick mode. Its other 40
+    # runs (5 profiles x 2 rates x 4 rows) are its own.
+    from cclab.experiment import list_experiments, load_experiment, plan_experiment
+
+    found = list_experiments()
+    for quick, shared in ((False, 8), (True, 4)):
+        tables = {r.run.key for r in plan_experiment(load_experiment(found["seed003-table2-3"]), quick).runs}
+        plan = plan_experiment(load_experiment(found["seed003-sensitivity-table3"]), quick)
+        chosen = {r.run.key for r in plan.runs if plan.experiment.spec.cells[r.cell].coords["variant"] == 0}
+        assert len(chosen) == shared and chosen <= tables
+        assert len({r.run.key for r in plan.runs} & tables) == shared
+    assert len(plan_experiment(load_experiment(found["seed003-sensitivity-table3"])).runs) == 48
+
+
 def test_every_finding_of_a_study_has_its_own_text():
     # Two findings with one text and two verdicts ("holds" and "not checked") read as a contradiction; a
     # finding checked in parts names each part ([STCP on host A], [STCP on host B]).
