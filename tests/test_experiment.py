@@ -459,6 +459,49 @@ def test_table3_sensitivity_reuses_the_tables_runs_for_the_chosen_profile():
     assert len(plan_experiment(load_experiment(found["seed003-sensitivity-table3"])).runs) == 48
 
 
+def test_a_rows_cell_set_applies_to_that_row_in_that_cell_only(tmp_path):
+    # reno runs 40 s at B/BDP=1 only; every other (row, cell) keeps the scenario's 20 s. A cell name that
+    # does not exist is an error that names the accepted ones.
+    text = EXPERIMENT.replace('name = "reno"\ncc = "newreno"', 'name = "reno"\ncc = "newreno"\n'
+                              'cell_set = { "B/BDP=1" = ["run.duration=40s"] }')
+    plan = plan_experiment(load_experiment(write(tmp_path, text)))
+    durations = {(plan.experiment.spec.rows[r.row].name, plan.experiment.spec.cells[r.cell].name):
+                 r.run.config["run"]["duration_ns"] for r in plan.runs}
+    assert durations == {("reno-cubic", "B/BDP=0.5"): 20 * 10**9, ("reno-cubic", "B/BDP=1"): 20 * 10**9,
+                         ("reno", "B/BDP=0.5"): 20 * 10**9, ("reno", "B/BDP=1"): 40 * 10**9}
+    with pytest.raises(ScenarioError, match="'B/BDP=2' is not defined; use one of B/BDP=0.5, B/BDP=1"):
+        load_experiment(write(tmp_path, text.replace('"B/BDP=1" = [', '"B/BDP=2" = [')))
+
+
+def test_low_loss_response_runs_last_for_about_100_loss_events():
+    # seed003-response-low and -1e-8 size each run by the analytic window: TCP at p = 1e-7 has
+    # W = sqrt(1.5 / 1e-7) = 3873 packets, a loss event every 1e7 / 3873 = 2582 RTTs = 51.6 s at 20 ms, and
+    # measures 6300 - 1100 = 5200 s: 100.7 events, after 1100 / 51.6 = 21 of warm-up. STCP at 1e-7
+    # (W = 0.08 / 1e-7 = 800 000; at 0.91 of it, as measured at 1e-5: a loss every 0.275 s) measures 27.5 s.
+    # Every run, one flow: 100 events measured or more, and a link of at least 3 windows per RTT.
+    from cclab.analysis.response import protocol_window
+    from cclab.experiment import list_experiments, load_experiment, plan_experiment
+
+    found = list_experiments()
+    measured = {}
+    for name in ("seed003-response-low", "seed003-response-1e-8"):
+        plan = plan_experiment(load_experiment(found[name]))
+        for run in plan.runs:
+            config = run.run.config
+            row = plan.experiment.spec.rows[run.row].name
+            p = plan.experiment.spec.cells[run.cell].x
+            seconds = (config["run"]["duration_ns"] - config["run"]["measure_from_ns"]) / 1e9
+            measured[(row, p)] = seconds
+            algorithm = {"TCP (NewReno)": "newreno", "AIMD(32, 0.125)": "aimd", "HSTCP": "highspeed",
+                         "STCP": "scalable", "BIC": "bic"}[row]
+            window = protocol_window(algorithm, p)
+            share = {"STCP": 0.91, "BIC": 0.60}.get(row, 1.0)
+            assert seconds * p * window * share / 0.020 >= 100, (row, p)
+            assert config["bottleneck"]["rate_bps"] * 0.020 / (1500 * 8) >= 3 * window, (row, p)
+    assert measured[("TCP (NewReno)", 1e-7)] == 5200 and measured[("STCP", 1e-7)] == 27.5
+    assert len(measured) == 10 + 4     # STCP is left out at 1e-8 (8 million packets in flight)
+
+
 def test_every_finding_of_a_study_has_its_own_text():
     # Two findings with one text and two verdicts ("holds" and "not checked") read as a contradiction; a
     # finding checked in parts names each part ([STCP on host A], [STCP on host B]).

@@ -125,6 +125,9 @@ def test_cclab_response_reads_stored_points_while_a_reproduction_writes_the_stud
     assert "15 of the 15 runs asked for are not in the store" in err
     assert f"(pid {os.getpid()}, since " in err and "Drawing the 0 simulated points stored so far" in err
     assert "Simulated against analytic" not in page
+    # The points below p = 1e-5 are drawn when stored, never computed here; it says how to get them.
+    assert ("p below 1e-5: seed003-response-low: 0 of 2 runs stored; `cclab reproduce seed003 --only "
+            "response-low --quick` computes them") in err
     err, page = respond()          # computes the 15 runs
     assert "warning" not in err and len(store.stored_keys()) == 15
     with store.lock():

@@ -451,7 +451,10 @@ def response_command(quick: bool, no_simulation: bool, jobs: int | None, store: 
             _stderr().print(f"warning: {locked}. Drawing the {result.sweep_report.already_stored} simulated "
                             f"points stored so far; run `cclab response{' --quick' if quick else ''}` again "
                             "once it has finished for the rest.", markup=False)
-        simulated = rr.simulated_points(result.outcomes[0])
+        low_p, notes = rr.stored_low_p(root, quick)
+        for note in notes:
+            _stderr().print(f"p below 1e-5: {note}", markup=False)
+        simulated = rr.simulated_points(result.outcomes[0], *low_p)
     out.mkdir(parents=True, exist_ok=True)
     figures = rr.draw(out, simulated)
     page = out / "response.md"
