@@ -418,7 +418,8 @@ def report_command(studies: tuple[str, ...], quick: bool | None, store: Path | N
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel runs (default: one per core).")
 @click.option("--store", type=click.Path(file_okay=False, path_type=Path),
               help="Result store (default: $CCLAB_STORE, else a folder in your user data directory); runs "
-                   "already stored are reused, and Tables 2-3 are read from it when stored.")
+                   "already stored are reused, and Tables 2-3 and the points below p = 1e-5 "
+                   "(seed003-response-low, -response-1e-8) are read from it when stored.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/response"),
               show_default=True, help="Folder for response.md and the figures.")
 def response_command(quick: bool, no_simulation: bool, jobs: int | None, store: Path | None, out: Path) -> None:
