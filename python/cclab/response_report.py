@@ -4,7 +4,7 @@
   0.125), HSTCP, STCP), 6 (BIC for several S_max), 7 (BIC for several S_min) and 8 (BIC beside the others),
   with the mean windows simulated by the `seed003-response` experiment (one flow, random loss with rate p,
   1e-2 to 1e-5) drawn over Figs. 4 and 8, and those of `seed003-response-low` (1e-6, 1e-7) and
-  `seed003-response-1e-8` when the store holds them (they are not computed here: 25 min and 2 h 40 min
+  `seed003-response-1e-8` when the store holds them (they are not computed here: 37 min and 2 h 40 min
   of a core).
 - The crossing points the paper quotes (Sections VI-B), each beside the paper's number.
 - The RTT-unfairness exponent 1/(1 - d) of each protocol under synchronised loss (Section IV), its predicted
@@ -112,7 +112,7 @@ def simulated_points(*outcomes) -> Simulated:
 
 
 # The experiments below p = 1e-5, drawn when stored, never computed by `cclab response` (their full runs take
-# 25 min and 2 h 40 min of a core: `cclab reproduce seed003 --only response-low` / `--only response-1e-8`).
+# 37 min and 2 h 40 min of a core: `cclab reproduce seed003 --only response-low` / `--only response-1e-8`).
 # Whether its quick runs give a point worth drawing: -1e-8's quick run is a 20 s plumbing check on a 1 Gbit/s
 # link, whose window is the link's.
 LOW_P_EXPERIMENTS = {"seed003-response-low": True, "seed003-response-1e-8": False}
