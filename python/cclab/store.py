@@ -55,9 +55,9 @@ class StoreError(CclabError):
 
 class StoreLocked(StoreError):
     """Another process holds a study's write lock. `holder` names it as that process wrote it into the
-    lock file ("cclab reproduce seed003 --only table2-3 (pid 4242, since 13:02:11 UTC)"), or is "" when
-    the file does not say (a cclab older than this note, or the holder is between taking the lock and
-    writing its name)."""
+    lock file ("`cclab reproduce seed003 --only table2-3` (pid 4242, since 2026-11-24 13:02:11 UTC)"), or
+    is "" when the file does not say (a cclab from before holders wrote their names, or a holder between
+    taking the lock and writing its name)."""
 
     def __init__(self, message: str, study: str, holder: str):
         super().__init__(message)
