@@ -239,6 +239,46 @@ def test_claims_give_the_papers_value_cclabs_and_the_difference(tmp_path, claim,
     assert result.difference_value == result.cclab_value - result.paper_value
 
 
+def test_claims_over_several_seeds_on_the_mean_or_on_each(tmp_path):
+    # "reno-cubic above reno" at B/BDP=0.5 over three seeds: 9000 > 8000, 9000 < 9200, 9600 > 8000. The means,
+    # 9200 and 8400, hold it; seed #1 alone breaks it. On the mean (default) it holds, and says 2 of 3; on
+    # each seed it fails, with seed #1's values: 9,000 against 9,200, a difference of -200.
+    plan = _claim_plan(tmp_path)
+    seeds = [{("total", 0, 0): 9000.0, ("total", 1, 0): 8000.0},
+             {("total", 0, 0): 9000.0, ("total", 1, 0): 9200.0},
+             {("total", 0, 0): 9600.0, ("total", 1, 0): 8000.0}]
+    means = {("total", 0, 0): 9200.0, ("total", 1, 0): 8400.0}
+    claim = dict(text="t", metric="total", rows=["reno-cubic"], cells=["B/BDP=0.5"], above_row="reno")
+    on_mean = check_claim(ClaimSpec(**claim), plan, means, seeds)
+    assert on_mean.status == "holds"
+    assert on_mean.detail == ("on the mean of 3 seeds: total above row reno: 1 comparisons; "
+                              "holds on 2 of 3 seeds alone")
+    assert (on_mean.cclab, on_mean.difference) == ("9,200 (reno-cubic @ B/BDP=0.5)", "+800")
+    on_each = check_claim(ClaimSpec(**claim, seeds="each"), plan, means, seeds)
+    assert on_each.status == "fails"
+    assert on_each.detail == ("on each seed: holds on 2 of 3 seeds alone; seed #1: total above row reno: "
+                              "reno-cubic @ B/BDP=0.5: 9,000 not > reno 9,200")
+    assert (on_each.cclab, on_each.difference) == ("9,000 (reno-cubic @ B/BDP=0.5) [seed #1]", "-200")
+    # Without seed #1 it holds on each: 2 of 2.
+    both = check_claim(ClaimSpec(**claim, seeds="each"), plan, means, [seeds[0], seeds[2]])
+    assert both.status == "holds" and both.detail.startswith("on each of 2 seeds (holds on 2 of 2 seeds alone)")
+    # One seed: the plain check, as before replications.
+    assert check_claim(ClaimSpec(**claim), plan, means, seeds[:1]).detail == "total above row reno: 1 comparisons"
+
+
+def test_keep_first_seed_leaves_replication_0_on_the_experiments_seed(tmp_path):
+    # The toy experiment has seed 1 (default) and 3 replications: derived seeds for all three, unless
+    # keep_first_seed, which puts seed 1 itself first and leaves the other two as they were.
+    from cclab.sweep import derive_seed
+
+    path = write(tmp_path)
+    derived = [run.run.seed for run in plan_experiment(load_experiment(path)).runs[:3]]
+    assert derived == [derive_seed(1, {}, k) for k in range(3)]
+    path.write_text(path.read_text().replace('id = "toy-mix"', 'id = "toy-mix"\nkeep_first_seed = true'))
+    kept = [run.run.seed for run in plan_experiment(load_experiment(path)).runs[:3]]
+    assert kept == [1, derived[1], derived[2]]
+
+
 def test_claims_in_quick_mode_and_without_results(tmp_path):
     experiment = load_experiment(write(tmp_path))
     quick = plan_experiment(experiment, quick=True)
@@ -410,6 +450,67 @@ def test_add_flows_appends_entries_the_rows_cc_covers():
     assert [f["group"] for f in flows[-2:]] == ["high-speed-160ms"] * 2
     assert all(f["cc"]["name"] == "scalable" and f["src_access_delay_ns"] == 35_000_000 for f in flows[-2:])
     assert [f["group"] for f in flows[:8]] == ["high-speed"] * 8
+def test_table3_sensitivity_reuses_the_tables_runs_for_the_chosen_profile():
+    # seed003-sensitivity-table3's "as chosen" cells are table2-3's RTT-ratio-6 cells under another name and
+    # set order: the same engine configs and seed 1 (table2-3's replication 0, keep_first_seed), so the same
+    # run keys, 4 rows x 2 rates = 8 runs, in full mode and (100 Mbit/s only) 4 in quick mode. Its other 40
+    # runs (5 profiles x 2 rates x 4 rows) are its own.
+    from cclab.experiment import list_experiments, load_experiment, plan_experiment
+
+    found = list_experiments()
+    for quick, shared in ((False, 8), (True, 4)):
+        tables = {r.run.key for r in plan_experiment(load_experiment(found["seed003-table2-3"]), quick).runs}
+        plan = plan_experiment(load_experiment(found["seed003-sensitivity-table3"]), quick)
+        chosen = {r.run.key for r in plan.runs if plan.experiment.spec.cells[r.cell].coords["variant"] == 0}
+        assert len(chosen) == shared and chosen <= tables
+        assert len({r.run.key for r in plan.runs} & tables) == shared
+    assert len(plan_experiment(load_experiment(found["seed003-sensitivity-table3"])).runs) == 48
+
+
+def test_a_rows_cell_set_applies_to_that_row_in_that_cell_only(tmp_path):
+    # reno runs 40 s at B/BDP=1 only; every other (row, cell) keeps the scenario's 20 s. A cell name that
+    # does not exist is an error that names the accepted ones.
+    text = EXPERIMENT.replace('name = "reno"\ncc = "newreno"', 'name = "reno"\ncc = "newreno"\n'
+                              'cell_set = { "B/BDP=1" = ["run.duration=40s"] }')
+    plan = plan_experiment(load_experiment(write(tmp_path, text)))
+    durations = {(plan.experiment.spec.rows[r.row].name, plan.experiment.spec.cells[r.cell].name):
+                 r.run.config["run"]["duration_ns"] for r in plan.runs}
+    assert durations == {("reno-cubic", "B/BDP=0.5"): 20 * 10**9, ("reno-cubic", "B/BDP=1"): 20 * 10**9,
+                         ("reno", "B/BDP=0.5"): 20 * 10**9, ("reno", "B/BDP=1"): 40 * 10**9}
+    with pytest.raises(ScenarioError, match="'B/BDP=2' is not defined; use one of B/BDP=0.5, B/BDP=1"):
+        load_experiment(write(tmp_path, text.replace('"B/BDP=1" = [', '"B/BDP=2" = [')))
+
+
+def test_low_loss_response_runs_last_for_about_100_loss_events():
+    # seed003-response-low and -1e-8 size each run by the analytic window: TCP at p = 1e-7 has
+    # W = sqrt(1.5 / 1e-7) = 3873 packets, a loss event every 1e7 / 3873 = 2582 RTTs = 51.6 s at 20 ms, and
+    # measures 6300 - 1100 = 5200 s: 100.7 events, after 1100 / 51.6 = 21 of warm-up. STCP at 1e-7
+    # (W = 0.08 / 1e-7 = 800 000; at 0.91 of it, as measured at 1e-5: a loss every 0.275 s) measures
+    # 120 - 5.5 = 114.5 s: 416 events, the 400 its slow return to equilibrium needs.
+    # Every run, one flow: 100 events measured or more, and a link of at least 3 windows per RTT.
+    from cclab.analysis.response import protocol_window
+    from cclab.experiment import list_experiments, load_experiment, plan_experiment
+
+    found = list_experiments()
+    measured = {}
+    for name in ("seed003-response-low", "seed003-response-1e-8"):
+        plan = plan_experiment(load_experiment(found[name]))
+        for run in plan.runs:
+            config = run.run.config
+            row = plan.experiment.spec.rows[run.row].name
+            p = plan.experiment.spec.cells[run.cell].x
+            seconds = (config["run"]["duration_ns"] - config["run"]["measure_from_ns"]) / 1e9
+            measured[(row, p)] = seconds
+            algorithm = {"TCP (NewReno)": "newreno", "AIMD(32, 0.125)": "aimd", "HSTCP": "highspeed",
+                         "STCP": "scalable", "BIC": "bic"}[row]
+            window = protocol_window(algorithm, p)
+            share = {"STCP": 0.91, "BIC": 0.60}.get(row, 1.0)
+            assert seconds * p * window * share / 0.020 >= 100, (row, p)
+            assert config["bottleneck"]["rate_bps"] * 0.020 / (1500 * 8) >= 3 * window, (row, p)
+    assert measured[("TCP (NewReno)", 1e-7)] == 5200 and measured[("STCP", 1e-7)] == 114.5
+    assert len(measured) == 10 + 4     # STCP is left out at 1e-8 (8 million packets in flight)
+
+
 def test_every_finding_of_a_study_has_its_own_text():
     # Two findings with one text and two verdicts ("holds" and "not checked") read as a contradiction; a
     # finding checked in parts names each part ([STCP on host A], [STCP on host B]).

@@ -26,7 +26,7 @@ EXPERIMENTS = ["seed000-table1", "seed000-figure9-10", "seed000-table2", "seed00
                "seed002-downlink", "seed002-uplink", "seed002-transfers-down", "seed002-transfers-up", "seed003-response",
                "seed003-figure2", "seed003-table2-3", "seed003-figure3", "seed003-figure5", "seed003-utilisation",
                "seed003-figure9", "seed003-figure10-11", "seed003-red",
-               "seed003-sensitivity"]
+               "seed003-sensitivity", "seed003-sensitivity-table3", "seed003-response-low", "seed003-response-1e-8"]
 
 
 def test_studies_are_package_data(monkeypatch):

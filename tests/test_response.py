@@ -1,6 +1,7 @@
 """Response functions of seed 003 (BIC paper, Sections IV-VI) at points worked out by hand."""
 
 import math
+import os
 
 import pytest
 
@@ -97,3 +98,39 @@ def test_cclab_response_without_simulation_draws_and_tabulates(tmp_path):
     assert "| BIC crosses TCP | 0.00736 | 14.3 |" in page
     assert "| HSTCP (d = 0.82) | 0.820 | 5.56 | 447 |" in page
     assert "not in the store" in page
+
+
+def test_cclab_response_reads_stored_points_while_a_reproduction_writes_the_study(tmp_path, capsys):
+    # Session 5 left `cclab response` refusing whenever another sweep held seed 003's lock, even with every
+    # point stored. Now: with the lock held by another writer and nothing stored, it draws the formulas and
+    # says who holds the lock; once the 15 quick points are stored, it draws them, lock held or not.
+    from engine_required import need
+
+    need("cclab._engine")
+    from cclab.cli import main
+    from cclab.store import StudyStore, results_version
+
+    store = StudyStore(tmp_path / "store", "seed003", results_version())
+    arguments = ["response", "--quick", "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out")]
+
+    def respond() -> tuple[str, str]:
+        with pytest.raises(SystemExit) as done:
+            main(arguments)
+        assert done.value.code == 0
+        captured = capsys.readouterr()
+        return captured.err, (tmp_path / "out" / "response.md").read_text()
+
+    with store.lock():
+        err, page = respond()
+    assert "15 of the 15 runs asked for are not in the store" in err
+    assert f"(pid {os.getpid()}, since " in err and "Drawing the 0 simulated points stored so far" in err
+    assert "Simulated against analytic" not in page
+    # The points below p = 1e-5 are drawn when stored, never computed here; it says how to get them.
+    assert ("p below 1e-5: seed003-response-low: 0 of 2 runs stored; `cclab reproduce seed003 --only "
+            "response-low --quick` computes them") in err
+    err, page = respond()          # computes the 15 runs
+    assert "warning" not in err and len(store.stored_keys()) == 15
+    with store.lock():
+        err, again = respond()     # reads them, lock or no lock
+    assert "warning" not in err and again == page
+    assert "| TCP | 0.01 |" in page

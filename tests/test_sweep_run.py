@@ -16,7 +16,7 @@ need("cclab._engine")
 import cclab.results  # noqa: E402  (after the skip)
 from cclab.store import results_version, version_folder  # noqa: E402
 from cclab.executors import LocalPool  # noqa: E402
-from cclab.store import STORE_ENV, StoreError, StudyStore, default_store_root, write_atomic  # noqa: E402
+from cclab.store import STORE_ENV, StoreError, StoreLocked, StudyStore, default_store_root, write_atomic  # noqa: E402
 from cclab.sweep import load_sweep  # noqa: E402
 from cclab.sweeper import MAX_ATTEMPTS, run_status, run_sweep  # noqa: E402
 from conftest import REPO, run_cli  # noqa: E402
@@ -106,10 +106,40 @@ def test_write_atomic_leaves_the_old_file_or_the_new_one(tmp_path):
 
 
 def test_one_sweep_at_a_time_per_study(tmp_path):
+    # The lock's holder (this process) names itself in the lock file, and the refused sweep says so.
     sweep, store = small(tmp_path)
     with store.lock():
-        with pytest.raises(StoreError, match="another cclab sweep is writing study 'small'"):
+        with pytest.raises(StoreLocked, match=f"{RUNS} of the {RUNS} runs asked for are not in the store, and "
+                                              f"`.*` \\(pid {os.getpid()}, since .* UTC\\) is writing study 'small'"):
             run_sweep(sweep, store, LocalPool(1))
+    assert not store.stored_keys()
+
+
+def test_a_sweep_with_every_run_stored_reads_while_another_writes(tmp_path_factory, tmp_path):
+    # Nothing to compute: the sweep reads the store without the lock instead of refusing, and changes nothing.
+    root = copy_store(reference_store(tmp_path_factory), tmp_path / "store")
+    before = store_files(root)
+    sweep, store = small(tmp_path)
+    with store.lock():
+        report = run_sweep(sweep, store, LocalPool(1))
+    assert (report.planned, report.already_stored, report.to_run, report.done) == (RUNS, RUNS, 0, 0)
+    assert store_files(root) == before
+
+
+def test_a_lock_file_without_a_holder_still_gives_a_message(tmp_path):
+    # A lock taken by a cclab that did not write its name (or in the instant before it does).
+    import fcntl
+
+    sweep, store = small(tmp_path)
+    store.folder.mkdir(parents=True)
+    descriptor = os.open(store.folder / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(StoreLocked, match="another cclab sweep is writing study 'small'") as refused:
+            run_sweep(sweep, store, LocalPool(1))
+        assert refused.value.holder == ""
+    finally:
+        os.close(descriptor)
 
 
 def test_default_store_location(monkeypatch, tmp_path):

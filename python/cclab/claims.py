@@ -18,6 +18,12 @@ their coordinates on a grid's axes with `where`, or both) and one test:
 A claim is 'holds', 'fails' (with the values that break it), or 'not checked' (quick mode, unless the claim
 is marked `quick = true`; or none of its rows and cells were run).
 
+With several seeds per run (`replications`), a claim is checked on the means over the seeds
+(`seeds = "mean"`, the default: the paper's finding as a statement about the expected value), or on every
+seed alone (`seeds = "each"`: the finding must hold whatever the luck of the draw, e.g. "STCP is always
+the least fair"). Either way the detail says on how many single seeds it holds, so a finding that holds
+on the mean by one lucky seed shows it.
+
 Beside the verdict a result carries the paper's value, cclab's and their difference, for the report's side
 by side columns. The paper's value is the claim's reference (our reading of its words: a threshold, another
 row, the first cell of a trend); cclab's is the deciding one, the value that comes closest to breaking the
@@ -27,7 +33,7 @@ smallest change along a trend), named with its row and cell; the difference is c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .experiment import CLAIM_TESTS, ClaimSpec, Plan
 
@@ -125,9 +131,33 @@ def _with_values(result: ClaimResult, claim: ClaimSpec, closest: _Closest) -> Cl
                        paper_value=closest.reference, cclab_value=closest.value, difference_value=difference)
 
 
-def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], float]) -> ClaimResult:
+def check_claim(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], float],
+                seeds: list[dict[tuple[str, int, int], float]] | None = None) -> ClaimResult:
     """Evaluate one claim; `means` maps (metric, row, cell) to the mean over replications, in the metric's
-    unit (missing: the run failed or was not run)."""
+    unit (missing: the run failed or was not run); `seeds`, when there are several, the same per
+    replication (replication r of every row and cell runs the same seed, so rows compare seed by seed)."""
+    on_means = _check(claim, plan, means)
+    if not seeds or len(seeds) < 2 or on_means.status == "not checked":
+        return on_means
+    single = [_check(claim, plan, values) for values in seeds]
+    checked = [k for k, result in enumerate(single) if result.status != "not checked"]
+    if not checked:
+        return on_means
+    held = [k for k in checked if single[k].status == "holds"]
+    count = f"holds on {len(held)} of {len(checked)} seeds alone"
+    if claim.seeds == "mean":
+        return replace(on_means, detail=f"on the mean of {len(seeds)} seeds: {on_means.detail}; {count}")
+    failing = [k for k in checked if k not in held]
+    if not failing:
+        return replace(on_means, detail=f"on each of {len(checked)} seeds ({count}); on their mean: {on_means.detail}")
+    # The first seed that breaks it decides, with its own values.
+    worst = single[failing[0]]
+    return replace(worst, detail=f"on each seed: {count}; seed #{failing[0]}: {worst.detail}",
+                   cclab=f"{worst.cclab} [seed #{failing[0]}]" if worst.cclab else worst.cclab)
+
+
+def _check(claim: ClaimSpec, plan: Plan, means: dict[tuple[str, int, int], float]) -> ClaimResult:
+    """One claim on one set of values (the means, or one seed's)."""
     spec = plan.experiment.spec
     row_index = {r.name: i for i, r in enumerate(spec.rows)}
     cell_index = {c.name: i for i, c in enumerate(spec.cells)}

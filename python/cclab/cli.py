@@ -424,7 +424,8 @@ def report_command(studies: tuple[str, ...], quick: bool | None, store: Path | N
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel runs (default: one per core).")
 @click.option("--store", type=click.Path(file_okay=False, path_type=Path),
               help="Result store (default: $CCLAB_STORE, else a folder in your user data directory); runs "
-                   "already stored are reused, and Tables 2-3 are read from it when stored.")
+                   "already stored are reused, and Tables 2-3 and the points below p = 1e-5 "
+                   "(seed003-response-low, -response-1e-8) are read from it when stored.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/response"),
               show_default=True, help="Folder for response.md and the figures.")
 def response_command(quick: bool, no_simulation: bool, jobs: int | None, store: Path | None, out: Path) -> None:
@@ -441,13 +442,26 @@ def response_command(quick: bool, no_simulation: bool, jobs: int | None, store: 
     if not no_simulation:
         from .executors import make_executor
         from .experiment import list_experiments, load_experiment
-        from .reproduce import reproduce
+        from .reproduce import measure_stored, reproduce
+        from .store import StoreLocked
 
         experiment = load_experiment(list_experiments()["seed003-response"])
         show_bar = sys.stderr.isatty()
-        with _sweep_bar("seed003-response" + (" (quick)" if quick else "")) if show_bar else nullcontext() as progress:
-            result = reproduce([experiment], root, make_executor(None, jobs), quick=quick, progress=progress)
-        simulated = rr.simulated_points(result.outcomes[0])
+        try:
+            with _sweep_bar("seed003-response" + (" (quick)" if quick else "")) if show_bar else nullcontext() \
+                    as progress:
+                result = reproduce([experiment], root, make_executor(None, jobs), quick=quick, progress=progress)
+        except StoreLocked as locked:
+            # Another sweep (a reproduction of seed 003) is writing the study and some points are missing:
+            # the formulas and the points stored so far are drawn now rather than nothing.
+            result = measure_stored([experiment], root, quick=quick)
+            _stderr().print(f"warning: {locked}. Drawing the {result.sweep_report.already_stored} simulated "
+                            f"points stored so far; run `cclab response{' --quick' if quick else ''}` again "
+                            "once it has finished for the rest.", markup=False)
+        low_p, notes = rr.stored_low_p(root, quick)
+        for note in notes:
+            _stderr().print(f"p below 1e-5: {note}", markup=False)
+        simulated = rr.simulated_points(result.outcomes[0], *low_p)
     out.mkdir(parents=True, exist_ok=True)
     figures = rr.draw(out, simulated)
     page = out / "response.md"
@@ -459,7 +473,7 @@ def response_command(quick: bool, no_simulation: bool, jobs: int | None, store: 
     for c in rr.crossings():
         table.add_row(c.what, f"{c.p:.3g}", f"{c.window:.1f}", c.paper)
     console.print(table)
-    if simulated is not None:
+    if simulated is not None and simulated.points:
         table = Table(title="simulated against analytic mean window (packets)", title_justify="left")
         for column in ("protocol", "p", "simulated", "analytic", "ratio"):
             table.add_column(column, justify="left" if column == "protocol" else "right")

@@ -6,16 +6,18 @@ An experiment file (`cclab/studies/<study>/<part>.toml`, package data) names a b
 - `[[cells]]` (name, `set` overrides, optional `x` for line plots) or one `[axis]` that generates them
   (`field`, `values`, `x`, `label`), or several `[[axes]]` whose every combination is a cell (a grid of
   network configurations: each cell knows its coordinates, which claims, figures and `[quick]` select by);
-- `[[rows]]`: `cc` (one algorithm for every flow, or a list: one per `[[flows]]` entry of the scenario), and
-  per metric the paper's values, ns-2.35's, and the tolerances to check them with;
+- `[[rows]]`: `cc` (one algorithm for every flow, or a list: one per `[[flows]]` entry of the scenario),
+  per metric the paper's values, ns-2.35's, and the tolerances to check them with, and `cell_set`: overrides
+  of this row in named cells (a run length that depends on the algorithm and the cell together);
 - `[[metrics]]`: what is measured (see `cclab.measures`); without it, one metric from `metric` and `unit`;
 - `[[figures]]`: `window` (cwnd + queue per cell), `cdf` (a metric's values pooled over the replications,
   a panel per cell), `lines` (a metric against the cells' x, or against one
   axis of a grid with a line per combination of the others), `bars` (several metrics per row, a panel per
   cell), `timeseries` (one flow-series column, or throughput or the queue, every flow over time);
 - `[[claims]]`: the paper's findings in words, each a check over the measured values (see `cclab.claims`);
-- `replications` (seeds of each run; start times are randomised by `start_jitter` in the scenario) and a
-  `[quick]` table: shorter runs (`time_scale`), fewer cells, rows and replications.
+- `replications` (seeds of each run; start times are randomised by `start_jitter` in the scenario; with
+  `keep_first_seed` the first is `seed` itself) and a `[quick]` table: shorter runs (`time_scale`), fewer
+  cells, rows and replications.
 
 `plan_experiment` turns a file into planned runs (`cclab.sweep.PlannedRun`), so experiments go through the
 same executors and result store as sweeps: runs in parallel, reused when already computed, and an
@@ -77,6 +79,10 @@ class RowSpec(_Spec):
     at_least: PerMetric = Field(default_factory=list)    # lower bounds from physics (-1: none)
     ns2: PerMetric = Field(default_factory=list)         # ns-2.35 TCP-Linux run the same way (-1: none)
     check_ns2: PerMetric = Field(default_factory=list)   # relative tolerance against ns-2.35 (-1: none)
+    # Overrides for this row in the cells named, after the cell's own: what depends on the algorithm and the
+    # cell together (seed 003's response at p = 1e-7: the run that sees 100 loss events is 26 min of
+    # simulated time for TCP and 25 s for STCP).
+    cell_set: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class MetricSpec(_Spec):
@@ -214,6 +220,9 @@ class ClaimSpec(_Spec):
     along: Optional[str] = None               # trend along this coordinate, in every combination of the others
     flat: Optional[float] = None              # for every row, (max - min) / mean over the cells <= this
     quick: bool = False                       # holds in quick mode too (then the test suite checks it)
+    # With several seeds: checked on their means ("mean"), or on every seed alone ("each": holds only if
+    # it holds whatever the draw). cclab.claims
+    seeds: Literal["mean", "each"] = "mean"
 
     @model_validator(mode="after")
     def _one_test(self) -> "ClaimSpec":
@@ -253,6 +262,10 @@ class ExperimentSpec(_Spec):
     figure: Optional[Literal["window"]] = None  # shorthand for [[figures]] kind = "window"
     replications: int = Field(1, ge=1)
     seed: int = Field(1, ge=0)
+    # Replication 0 runs `seed` itself, as the experiment did with one replication, and the others derived
+    # seeds: runs made before the experiment had several seeds stay its first seed (seed 003's one-seed
+    # numbers in docs/reproductions/seed003.md are replication 0). Off: every replication's seed is derived.
+    keep_first_seed: bool = False
     set: list[str] = Field(default_factory=list)   # overrides applied to every run
     # [[add_flows]]: flow entries appended to the scenario's [[flows]] (a row's cc list covers them too), for a
     # mix the base scenario does not have (seed 003 Fig. 3: 8 flows at 80 ms and 2 at 160 ms)
@@ -401,6 +414,7 @@ def load_experiment(path: str | Path) -> Experiment:
                 raise _problem(path, where, f"'{name}' is not defined; use one of {', '.join(accepted)}")
 
     for r, row in enumerate(spec.rows):
+        known(f"rows.{r}.cell_set", list(row.cell_set), cells)
         for kind in ("paper", "check", "at_least", "ns2", "check_ns2"):
             values = getattr(row, kind)
             per_metric = values.items() if isinstance(values, dict) else [(metrics[0], values)]
@@ -534,8 +548,8 @@ def plan_experiment(experiment: Experiment, quick: bool = False, overrides: Sequ
             raw = copy.deepcopy(base)
             for flow, cc in zip(raw["flows"], ccs):
                 flow["cc"] = copy.deepcopy(cc)
-            cell_overrides = (list(spec.set) + list(spec.cells[c].set) + (list(quick_spec.set) if quick else [])
-                              + records + list(overrides))
+            cell_overrides = (list(spec.set) + list(spec.cells[c].set) + list(row.cell_set.get(spec.cells[c].name, []))
+                              + (list(quick_spec.set) if quick else []) + records + list(overrides))
             scenario = load_scenario(raw, cell_overrides)
             if time_scale != 1.0:
                 scenario = load_scenario(scenario, [
@@ -544,7 +558,8 @@ def plan_experiment(experiment: Experiment, quick: bool = False, overrides: Sequ
             config = scenario.to_engine_config()
             point_hash = scenario_hash(config)
             for k in range(replications):
-                seed = derive_seed(spec.seed, {}, k) if replications > 1 else spec.seed
+                seed = derive_seed(spec.seed, {}, k) if replications > 1 and not (k == 0 and spec.keep_first_seed) \
+                    else spec.seed
                 run_config = copy.deepcopy(config)
                 run_config["run"]["seed"] = seed
                 params = {"experiment": spec.id, "row": row.name, "cell": spec.cells[c].name}

@@ -50,6 +50,9 @@ class ExperimentOutcome:
     clipped: dict[tuple[str, int, int], list[float]] = field(default_factory=dict)
     errors: list[tuple[int, int, int, str]] = field(default_factory=list)   # row, cell, replication, why
     claims: list[ClaimResult] = field(default_factory=list)
+    # replication -> (metric, row, cell) -> that seed's value (the mean over flows for flows = "each"),
+    # for claims checked seed by seed
+    by_seed: dict[int, dict[tuple[str, int, int], float]] = field(default_factory=dict)
 
     @property
     def experiment(self) -> Experiment:
@@ -264,12 +267,18 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
                     clipped_value = float("nan")   # runs stored before bytes_tx was kept: shown unclipped only
                 if not math.isnan(clipped_value):
                     clipped[(metric.name, run.row, run.cell)].append(clipped_value)
+            seed_values = outcome.by_seed.setdefault(run.replication, {})
             if isinstance(value, np.ndarray):   # flows = "each": every flow's value
-                collected[(metric.name, run.row, run.cell)].extend(float(v) for v in value if not math.isnan(v))
+                present = [float(v) for v in value if not math.isnan(v)]
+                collected[(metric.name, run.row, run.cell)].extend(present)
+                if present:
+                    seed_values[(metric.name, run.row, run.cell)] = float(np.mean(present))
             elif not math.isnan(value):
                 collected[(metric.name, run.row, run.cell)].append(value)
+                seed_values[(metric.name, run.row, run.cell)] = value
     outcome.values = dict(collected)
     outcome.clipped = dict(clipped)
     means = outcome.means()
-    outcome.claims = [check_claim(claim, plan, means) for claim in plan.experiment.spec.claims]
+    seeds = [outcome.by_seed[k] for k in sorted(outcome.by_seed)]
+    outcome.claims = [check_claim(claim, plan, means, seeds) for claim in plan.experiment.spec.claims]
     return outcome

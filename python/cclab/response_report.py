@@ -2,8 +2,10 @@
 
 - The analytic response functions (`cclab.analysis.response`), log-log as the paper's Figs. 4 (TCP, AIMD(32,
   0.125), HSTCP, STCP), 6 (BIC for several S_max), 7 (BIC for several S_min) and 8 (BIC beside the others),
-  with the mean windows simulated by the `seed003-response` experiment (one flow, random loss with rate p)
-  drawn over Figs. 4 and 8.
+  with the mean windows simulated by the `seed003-response` experiment (one flow, random loss with rate p,
+  1e-2 to 1e-5) drawn over Figs. 4 and 8, and those of `seed003-response-low` (1e-6, 1e-7) and
+  `seed003-response-1e-8` when the store holds them (they are not computed here: 37 min and 2 h 40 min
+  of a core).
 - The crossing points the paper quotes (Sections VI-B), each beside the paper's number.
 - The RTT-unfairness exponent 1/(1 - d) of each protocol under synchronised loss (Section IV), its predicted
   throughput ratio at inverse RTT ratios 3 and 6, beside Tables 2-3 (the paper's, and cclab's when the
@@ -92,19 +94,50 @@ class Simulated:
     quick: bool = False
 
 
-def simulated_points(outcome) -> Simulated:
-    """The seed003-response experiment's measured windows, per algorithm (rows' first algorithm)."""
+def simulated_points(*outcomes) -> Simulated:
+    """The measured windows of the response experiments (seed003-response, and -response-low and
+    -response-1e-8 below p = 1e-5), per algorithm (rows' first algorithm)."""
     from .reproduction_report import row_algorithm
 
-    spec = outcome.experiment.spec
-    found = Simulated(quick=outcome.plan.quick)
-    for r in outcome.plan.rows:
-        name = row_algorithm(spec.rows[r])
-        for c in outcome.plan.cells:
-            stats = outcome.stats("window", r, c)
-            if stats is not None:
-                found.points.setdefault(name, []).append((spec.cells[c].x, stats.mean))
+    found = Simulated(quick=any(outcome.plan.quick for outcome in outcomes))
+    for outcome in outcomes:
+        spec = outcome.experiment.spec
+        for r in outcome.plan.rows:
+            name = row_algorithm(spec.rows[r])
+            for c in outcome.plan.cells:
+                stats = outcome.stats("window", r, c)
+                if stats is not None:
+                    found.points.setdefault(name, []).append((spec.cells[c].x, stats.mean))
     return found
+
+
+# The experiments below p = 1e-5, drawn when stored, never computed by `cclab response` (their full runs take
+# 37 min and 2 h 40 min of a core: `cclab reproduce seed003 --only response-low` / `--only response-1e-8`).
+# Whether its quick runs give a point worth drawing: -1e-8's quick run is a 20 s plumbing check on a 1 Gbit/s
+# link, whose window is the link's.
+LOW_P_EXPERIMENTS = {"seed003-response-low": True, "seed003-response-1e-8": False}
+
+
+def stored_low_p(store_root: Path, quick: bool) -> tuple[list, list[str]]:
+    """The outcomes of the low-p experiments from what the store holds (read only), and a note for each
+    one that is not wholly stored."""
+    from .experiment import list_experiments, load_experiment
+    from .reproduce import measure_stored, stored_runs
+
+    outcomes, notes = [], []
+    found = list_experiments()
+    for experiment_id, quick_points in LOW_P_EXPERIMENTS.items():
+        if quick and not quick_points:
+            continue
+        experiment = load_experiment(found[experiment_id])
+        stored, planned = stored_runs([experiment], store_root, quick=quick)
+        if stored < planned:
+            part = experiment_id.split("-", 1)[1]
+            notes.append(f"{experiment_id}: {stored} of {planned} runs stored; `cclab reproduce seed003 --only "
+                         f"{part}{' --quick' if quick else ''}` computes them")
+        if stored:
+            outcomes.append(measure_stored([experiment], store_root, quick=quick).outcomes[0])
+    return outcomes, notes
 
 
 def _line(label: str, algorithm: str, function: Callable[[float], float], variant: int = 0):
@@ -196,7 +229,8 @@ def markdown(figures: list[tuple[str, str]], simulated: Optional[Simulated],
              measured: dict[tuple[str, int, int], float]) -> str:
     lines = ["# Seed 003: response functions and RTT unfairness (Sections IV-VI)", "",
              "Analytic curves from `cclab.analysis.response`; simulated points from the `seed003-response` "
-             "experiment" + (" (quick mode)" if simulated and simulated.quick else "") + ".", "",
+             "experiment, and below p = 1e-5 from `seed003-response-low` and `-response-1e-8` when stored"
+             + (" (quick mode)" if simulated and simulated.quick else "") + ".", "",
              "## Crossing points (Section VI-B)", "", "| | p | window | paper |", "|---|---:|---:|---|"]
     for c in crossings():
         lines.append(f"| {c.what} | {c.p:.3g} | {c.window:.1f} | {c.paper} |")

@@ -9,7 +9,9 @@ Layout, under the store root (`--store`, else $CCLAB_STORE, else a folder in the
     <study>/cclab-<version>/connections/<key>.parquet  one row per connection of the [[traffic]] sources with
                                                        records = true (only runs that have such connections)
     <study>/cclab-<version>/failures/<key>.json        why a run failed (removed once it succeeds)
-    <study>/cclab-<version>/.lock                      held by the sweep writing this study
+    <study>/cclab-<version>/.lock                      held by the sweep writing this study, whose command,
+                                                       pid and start time it holds (JSON), for the
+                                                       message another writer gets
 
 A run's key is `<scenario hash>-<seed>` (see `cclab.sweep.scenario_hash`), and the cclab version is part of
 the path, so a new version never mixes its results with an old one's. A run counts as stored once its
@@ -49,6 +51,18 @@ PARAMS_METADATA_KEY = b"cclab.params"
 
 class StoreError(CclabError):
     """The store cannot be used: unreadable, or another sweep is writing the same study."""
+
+
+class StoreLocked(StoreError):
+    """Another process holds a study's write lock. `holder` names it as that process wrote it into the
+    lock file ("`cclab reproduce seed003 --only table2-3` (pid 4242, since 2026-11-24 13:02:11 UTC)"), or
+    is "" when the file does not say (a cclab from before holders wrote their names, or a holder between
+    taking the lock and writing its name)."""
+
+    def __init__(self, message: str, study: str, holder: str):
+        super().__init__(message)
+        self.study = study
+        self.holder = holder
 
 
 def default_store_root() -> Path:
@@ -268,8 +282,32 @@ class StudyStore:
             try:
                 fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                raise StoreError(f"another cclab sweep is writing study {self.study!r} in {self.root}; "
-                                 "wait for it to finish or use another --store") from None
+                holder = _holder_text(descriptor)
+                raise StoreLocked(f"{holder or 'another cclab sweep'} is writing study {self.study!r} in "
+                                  f"{self.root}; wait for it to finish or use another --store",
+                                  self.study, holder) from None
+            # Who holds it, for the message of the next writer that finds it taken (read only then).
+            os.ftruncate(descriptor, 0)
+            os.pwrite(descriptor, json.dumps(_holder_record()).encode(), 0)
             yield
         finally:
             os.close(descriptor)  # closing releases the lock
+
+
+def _holder_record() -> dict:
+    """What a lock holder writes into the lock file: its command line, pid and start time."""
+    import sys
+    import time
+
+    command = " ".join([Path(sys.argv[0]).name] + sys.argv[1:]) if sys.argv and sys.argv[0] else "python"
+    return {"command": command, "pid": os.getpid(),
+            "since": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
+
+
+def _holder_text(descriptor: int) -> str:
+    """The holder of a taken lock as a person reads it, from the lock file ("" if it does not say)."""
+    try:
+        record = json.loads(os.pread(descriptor, 4096, 0).decode() or "{}")
+        return f"`{record['command']}` (pid {int(record['pid'])}, since {record['since']})"
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""

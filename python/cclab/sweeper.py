@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from .executors import Executor
-from .store import StudyStore
+from .store import StoreLocked, StudyStore
 from .sweep import PlannedRun, Sweep
 
 MAX_ATTEMPTS = 3          # lost runs are tried this many times in all
@@ -89,26 +89,44 @@ def run_sweep(sweep: Sweep, store: StudyStore, executor: Executor, retry_failed:
     """Compute the runs of `sweep` missing from `store` (or, with retry_failed, those that failed before).
 
     Returns a report of what was done. KeyboardInterrupt (Ctrl-C) stops the executor at once and is
-    raised again; every run finished until then is already stored.
+    raised again; every run finished until then is already stored. While another process writes the
+    study, a sweep whose runs are all stored reads them without the lock; one that would compute raises
+    StoreLocked, naming the other process.
     """
     started = time.perf_counter()
-    with store.lock():
-        store.remove_temporary_files()
-        status = run_status(sweep, store)
-        wanted = "failed" if retry_failed else "missing"
-        todo = [run for run in sweep.runs if status[run.key] == wanted]
-        counts = Counter(status.values())
-        report = SweepReport(planned=len(sweep.runs), already_stored=counts["stored"],
-                             already_failed=counts["failed"], to_run=len(todo))
-        if todo:
-            try:
-                _drive(sweep, store, executor, todo, report, progress)
-            except BaseException:
-                executor.close(cancel=True)
-                raise
+    try:
+        with store.lock():
+            store.remove_temporary_files()
+            report, todo = _plan_report(sweep, store, retry_failed)
+            if todo:
+                try:
+                    _drive(sweep, store, executor, todo, report, progress)
+                except BaseException:
+                    executor.close(cancel=True)
+                    raise
+            executor.close()
+    except StoreLocked as locked:
+        # Another process is writing the study. A sweep with nothing to compute only reads, which the
+        # store's atomic writes make safe (a summary file, written last, means a whole run): it goes on
+        # without the lock instead of refusing (`cclab response` while a reproduction runs).
+        report, todo = _plan_report(sweep, store, retry_failed)
         executor.close()
+        if todo:
+            raise StoreLocked(f"{len(todo)} of the {report.planned} runs asked for are not in the store, and "
+                              f"{locked}", locked.study, locked.holder) from None
     report.wall_s = time.perf_counter() - started
     return report
+
+
+def _plan_report(sweep: Sweep, store: StudyStore, retry_failed: bool) -> tuple[SweepReport, list[PlannedRun]]:
+    """The sweep's report before anything runs, and the runs to compute: the missing ones, or with
+    retry_failed those recorded as failed."""
+    status = run_status(sweep, store)
+    wanted = "failed" if retry_failed else "missing"
+    todo = [run for run in sweep.runs if status[run.key] == wanted]
+    counts = Counter(status.values())
+    return SweepReport(planned=len(sweep.runs), already_stored=counts["stored"], already_failed=counts["failed"],
+                       to_run=len(todo)), todo
 
 
 def _drive(sweep: Sweep, store: StudyStore, executor: Executor, todo: Iterable[PlannedRun],
