@@ -203,7 +203,7 @@ class FigureSpec(_Spec):
     # lines: each row's value over this row's, cell by cell (seed 001 Figure 12's Thr / Thr_base); the row
     # itself is not drawn (it is 1 everywhere: give a reference line at y = 1 for it)
     ratio_to_row: Optional[str] = None
-    xlabel: Optional[str] = None             # lines: the x axis title (default: the x axis' label)
+    xlabel: Optional[str] = None             # lines, cdf: the x axis title (default: the x axis' label / the metric's)
     ylabel: Optional[str] = None             # lines: the y axis title (default: the metric's)
     references: list[ReferenceSpec] = Field(default_factory=list)
 

@@ -564,7 +564,10 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path,
             # panel per cell; with `metrics`, a line style per metric (seed 002's Figs. 4-5: RTT solid,
             # queueing time dashed, as the paper draws them).
             names = figure.metrics or [figure.metric]
-            probabilities = [p / 20 for p in range(21)]
+            # Pooled samples (10^4-10^6 values) have a far tail (a 14-s RTT after a stall) that would squeeze
+            # the body of the curve into a corner: their CDF is drawn to its 99th percentile, and says so.
+            many = any(len(outcome.values.get((m, r, c), ())) >= 1000 for m in names for r in rows for c in cells)
+            probabilities = [p / 20 for p in range(20)] + ([0.99] if many else [1.0])
             panels = []
             for c in cells:
                 cdf_lines = []
@@ -582,9 +585,9 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path,
                 panels.append((spec.cells[c].name, cdf_lines))
             name = f"{base}.png"
             drawing(name)
-            xlabel = (experiment.metric(names[0]).title if len(names) == 1
-                      else " / ".join(experiment.metric(m).label or m for m in names))
-            lines_figure(out_dir / name, title, xlabel, "CDF", panels)
+            xlabel = figure.xlabel or (experiment.metric(names[0]).title if len(names) == 1
+                                       else " / ".join(experiment.metric(m).label or m for m in names))
+            lines_figure(out_dir / name, title, xlabel, "CDF (to the 99th percentile)" if many else "CDF", panels)
             drawn.append(Figure(name, title))
     return drawn
 
