@@ -37,3 +37,19 @@ def test_the_fit_recovers_the_rate_and_buffer_it_was_given():
     assert fit.parameters["buffer"] == pytest.approx(20, abs=2), fit.parameters
     # The start was far off: the fit improved on it by orders of magnitude.
     assert fit.objective < 0.01 * fit.history[0][1], (fit.objective, fit.history[0])
+
+
+def test_flat_ranges_name_what_the_statistics_leave_open():
+    # A made-up model: goodput = 10 x min(buffer, 4) + rate (a flow that never fills more than 4 packets
+    # of buffer). Fitted at buffer 4 and rate 10, it gives the target 50 exactly. The rate is pinned (every
+    # other value on its 9-point scan, 0, 2.5, ..., 20, misses 50); the buffer is not: the scan 0, 1, ..., 8
+    # gives 50 from 4 to 8, and 40, 30, ... below.
+    from cclab.analysis.calibration import flat_ranges
+
+    def simulate(values):
+        return {"A": {"goodput": 10 * min(values["buffer"], 4) + values["rate"]}}
+
+    parameters = [FreeParameter("rate", "", "kbit/s", 0.0, 20.0, 10.0, _set_rate),
+                  FreeParameter("buffer", "", "packets", 0, 8, 4, _set_buffer, integer=True)]
+    flat = flat_ranges(parameters, simulate, {"A": {"goodput": 50.0}}, {"rate": 10.0, "buffer": 4})
+    assert flat == {"buffer": (4, 8)}

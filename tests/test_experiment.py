@@ -105,6 +105,12 @@ def test_axis_cells_rows_and_replications_become_runs(tmp_path):
     (lambda t: t.replace('cells = ["B/BDP=1"]', 'cells = ["B=1"]'), "quick.cells: 'B=1' is not defined"),
     (lambda t: t.replace('name = "a"\n', 'name = "total"\n'), "the name(s) total are used twice"),
     (lambda t: t.replace('window = ["2s", "10s"]', 'window = ["10s", "2s"]'), "ends before it starts"),
+    (lambda t: t.replace('flows = 0\n', 'flows = "samples"\n'), "only rtt_ms and queueing_ms are measured sample"),
+    (lambda t: t.replace('name = "a"\n', 'name = "a"\nof = "product"\nfactors = ["total"]\n'),
+     "multiplies at least two metrics"),
+    (lambda t: t.replace('name = "a"\n', 'name = "a"\nof = "product"\nfactors = ["total", "b"]\n'),
+     "metrics.1.factors: 'b' is not defined"),
+    (lambda t: t.replace('name = "a"\n', 'name = "a"\nper = "100s"\n'), "per (a positive duration) divides"),
 ])
 def test_bad_experiment_files_name_the_field(tmp_path, edit, message):
     with pytest.raises(ScenarioError) as caught:
@@ -570,3 +576,19 @@ def test_bad_figure_references_and_ratios_are_refused(tmp_path, figure, message)
     with pytest.raises(ScenarioError) as caught:
         load_experiment(write(tmp_path, text))
     assert message in str(caught.value)
+
+
+def test_a_product_metric_multiplies_the_cells_means(tmp_path):
+    # Seed 002's E[t_out] = E[N_tout] E[T0]: timeouts 1 and 3 per flow (mean 2), mean RTO 2 and 4 s (mean
+    # 3 s): 2 x 3 = 6 s, or 0.06 of 100 s; not the mean of each flow's product ((1x2 + 3x4) / 2 = 7).
+    from cclab.reproduce import _products
+
+    text = EXPERIMENT.replace('name = "a"\n', 'name = "a"\nof = "product"\nfactors = ["total", "b"]\nper = "100s"\n')
+    text = text.replace("[[rows]]", '[[metrics]]\nname = "b"\n[[rows]]', 1)
+    experiment = load_experiment(write(tmp_path, text))
+    plan = plan_experiment(experiment)
+    values = {("total", 0, 0): np.array([1.0, 3.0]), ("b", 0, 0): np.array([2.0, 4.0]),
+              ("total", 0, 1): np.array([1.0])}   # no "b" in cell 1: no product there
+    products = _products(experiment.metric("a"), values, plan)
+    assert list(products) == [("a", 0, 0)]
+    assert products[("a", 0, 0)][0] == pytest.approx(0.06)

@@ -171,6 +171,20 @@ def test_a_named_profile_fills_the_keys_the_table_does_not_give():
 
 
 @pytest.mark.usefixtures("no_engine")
+def test_none_takes_a_profiles_part_away():
+    # Seed 002's uplink: the ACKs cross umts-2007-down without its stalls; the rest of the profile stays.
+    raw = {"network": {"bottleneck": {"profile": "umts-2007-up",
+                                      "reverse": {"profile": "umts-2007-down", "outages": "none"}}},
+           "flows": [{"cc": "newreno"}], "run": {"duration": "20s"}}
+    b = load_scenario(raw).to_engine_config()["bottleneck"]
+    assert "outages" not in b["reverse_models"]
+    assert "arq" in b["reverse_models"] and "drawn" in b["reverse_models"]["rate_model"]
+    # A table without a profile may say it too; "none" of a part that cannot be absent is refused.
+    assert "outages" not in load_scenario(dumbbell(outages="none")).to_engine_config()["bottleneck"].get("models", {})
+    assert "network.bottleneck.delay" in problem(dumbbell(delay="none"))
+
+
+@pytest.mark.usefixtures("no_engine")
 def test_a_drawn_rate_reaches_the_engine_config():
     b = load_scenario(dumbbell(rate={"drawn": {"uniform": ["100kbps", "384kbps"]}},
                                queue={"discipline": "droptail", "size": "20"},

@@ -9,7 +9,8 @@ from cclab.measures import measure
 CONFIG = {"run": {"measure_from_ns": 0, "duration_ns": 400_000_000}, "bottleneck": {"rate_bps": 0},
           "packet_size": 1500, "header_size": 40}
 SUMMARY = pd.DataFrame({"flow": [1, 0], "timeouts": [3, 1], "retransmissions": [5, 0], "packets_sent": [50, 100],
-                        "goodput_bps": [100e3, 300e3], "delivered_bps": [110e3, 330e3]})
+                        "goodput_bps": [100e3, 300e3], "delivered_bps": [110e3, 330e3],
+                        "mean_rtt_s": [0.5, 1.25], "cc": ["reno", "cubic"]})
 # Samples at 0, 0.1, ..., 0.4 s. Flow 0: RTT 1, 1, 2, 2 s and NaN before its first ACK; RTO 3 s throughout.
 # Flow 1: RTT 0.5 s throughout, RTO 1, 1, 2, 2, 4 s.
 SERIES = pd.DataFrame({
@@ -41,3 +42,23 @@ def test_utilisation_of_a_nominal_rate():
     assert figure("utilisation", flows="sum", nominal_bps=880_000) == pytest.approx(0.5)
     with pytest.raises(Exception, match="nominal"):
         figure("utilisation", flows="sum")
+
+
+def test_every_rtt_and_queueing_sample_flow_by_flow():
+    # Flow 0's four samples 1, 1, 2, 2 s (its NaN left out), then flow 1's five of 0.5 s. Queueing: each
+    # sample less its own flow's smallest: 0, 0, 1, 1 s for flow 0 and 0 s five times for flow 1.
+    assert list(figure("rtt_ms", flows="samples")) == [1000.0, 1000.0, 2000.0, 2000.0] + [500.0] * 5
+    assert list(figure("queueing_ms", flows="samples")) == [0.0, 0.0, 1000.0, 1000.0] + [0.0] * 5
+    # Only the flows measured: flow 1 runs reno.
+    assert list(figure("rtt_ms", flows="samples", cc="reno")) == [500.0] * 5
+    # A window keeps the samples inside it: 0.2-0.3 s holds flow 0's 1 and 2 s and two of flow 1's.
+    inside = measure("rtt_ms", "samples", (200_000_000, 300_000_000), CONFIG, SUMMARY, lambda: SERIES)
+    assert list(inside) == [1000.0, 2000.0, 500.0, 500.0]
+    with pytest.raises(Exception, match="sample by sample"):
+        figure("timeouts", flows="samples")
+
+
+def test_ack_weighted_mean_rtt_from_the_summary():
+    # The engine's mean over every RTT measurement (one per ACK giving one), per flow in flow order:
+    # flow 0 1.25 s, flow 1 0.5 s. Flow 0's samples in time average 1.5 s: the two weightings differ.
+    assert list(figure("ack_rtt_ms")) == [1250.0, 500.0]

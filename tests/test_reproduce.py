@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engine_required import need  # noqa: E402
@@ -100,7 +101,8 @@ def test_runs_are_measured_reported_and_reused(toy, tmp_path):
 
     again = reproduce([experiment], tmp_path / "store", LocalPool(2))
     assert (again.sweep_report.already_stored, again.sweep_report.done) == (8, 0)
-    assert again.outcomes[0].values == outcome.values
+    assert again.outcomes[0].values.keys() == outcome.values.keys()
+    assert all(np.array_equal(again.outcomes[0].values[key], values) for key, values in outcome.values.items())
 
     report = write_study_report(again, tmp_path / "out")
     text = report.markdown_path.read_text()
@@ -214,10 +216,20 @@ def test_seed002_quick_reproduction_measures_every_run_and_writes_its_figures(tm
         assert not outcome.errors, outcome.errors
     downlink = next(o for o in result.outcomes if o.experiment.id == "seed002-downlink")
     # flows = "each" pools every flow of every replication: 4 flows x 10 replications in the 4-flow cells.
-    assert max(len(v) for v in downlink.values.values()) >= 40
+    assert len(downlink.values[("goodput", 0, 2)]) == 40
+    # flows = "samples" pools every 100-ms sample: 1001 per flow over [0, 100 s] (0 s included), less the
+    # few before the flow's first RTT measurement (it starts within 1 s, and its first ACK comes at least
+    # 0.3 s later): 10 flows give 9,900-10,010.
+    assert 9_900 <= len(downlink.values[("rtt_samples", 0, 0)]) <= 10_010
+    # The study's E[t_out] = E[N_tout] E[T0]: one value per cell, the product of the two cell means.
+    product = downlink.values[("timeout_estimate", 0, 0)]
+    assert len(product) == 1 and product[0] == pytest.approx(
+        np.mean(downlink.values[("timeouts", 0, 0)]) * np.mean(downlink.values[("rto", 0, 0)]))
     report = write_study_report(result, tmp_path / "out")
     assert report.markdown_path.read_text().count("\n## ") == 4
-    assert any(p.suffix == ".png" for p in (tmp_path / "out").iterdir())
+    pictures = {p.name for p in (tmp_path / "out").iterdir()}
+    assert {"fig4-downlink-rtt-queueing-cdf.png", "fig5-uplink-rtt-queueing-cdf.png",
+            "section5-downlink-utilisation-timeouts.png"} <= pictures
 
 
 def test_seed003_quick_response_and_rtt_fairness_hold_their_quick_findings(tmp_path):

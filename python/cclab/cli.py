@@ -182,7 +182,10 @@ def queues_command(name: str | None, as_json: bool) -> None:
 @click.option("--max-evaluations", type=click.IntRange(min=1), default=150, show_default=True)
 @click.option("--write/--dry-run", default=True, show_default=True,
               help="Write the fitted profiles into cclab/link_profiles/ (package data), or only print the fit.")
-def calibrate_command(model: str, direction: str, replications: int, max_evaluations: int, write: bool) -> None:
+@click.option("--evaluate", is_flag=True,
+              help="Fit nothing: print the committed profiles' residuals with the ACK paths the scenarios give today.")
+def calibrate_command(model: str, direction: str, replications: int, max_evaluations: int, write: bool,
+                      evaluate: bool) -> None:
     """Fit MODEL's free parameters on its study's single-flow statistics and store the named profiles.
 
     umts-2007: seed 002's UMTS link (profiles umts-2007-down and umts-2007-up), fitted on the single-flow
@@ -190,8 +193,9 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
     and Westwood+ at once, by a deterministic pattern search (cclab.analysis.calibration)."""
     import time
 
-    from .analysis.calibration import (PROFILE_NAMES, calibrate_umts, profile_toml, umts_parameters,
-                                       umts_profile, write_flow_parameters)
+    from .analysis.calibration import (PROFILE_NAMES, ack_path, calibrate_umts, evaluate_umts, flat_ranges,
+                                       profile_toml, umts_parameters, umts_profile, umts_simulator, umts_targets,
+                                       write_flow_parameters)
     from .link_models import PROFILES_DIR
 
     console = _stdout()
@@ -206,10 +210,17 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
             text = ", ".join(f"{p.name}={values[p.name]:.4g}" for p in parameters)
             _stderr().print(f"  {name} #{count[0]}: {text} -> {value:.4f}", markup=False)
 
-        fit = calibrate_umts(side, replications, max_evaluations, report=progress)
-        wall = time.perf_counter() - started
-        console.print(f"{name}: objective {fit.objective:.4f} after {fit.evaluations} evaluations "
-                      f"({replications} seeds per algorithm), {wall:.1f} s", markup=False)
+        acks = ", ".join(f"{key} = {value}" for key, value in ack_path(side).items())
+        if evaluate:
+            fit = evaluate_umts(side, replications)
+            console.print(f"{name} as committed (nothing fitted), ACKs over {{ {acks} }}: objective "
+                          f"{fit.objective:.4f} ({replications} seeds per algorithm), "
+                          f"{time.perf_counter() - started:.1f} s", markup=False)
+        else:
+            fit = calibrate_umts(side, replications, max_evaluations, report=progress)
+            console.print(f"{name}: objective {fit.objective:.4f} after {fit.evaluations} evaluations "
+                          f"({replications} seeds per algorithm), ACKs over {{ {acks} }}, "
+                          f"{time.perf_counter() - started:.1f} s", markup=False)
         for p in parameters:
             console.print(f"  {p.name:12s} {fit.parameters[p.name]:10.4g} {p.unit:10s} {p.meaning}", markup=False)
         console.print(f"  {'':10s} {'statistic':12s} {'simulated':>10s} {'paper':>10s} {'residual':>9s}", markup=False)
@@ -217,9 +228,18 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
             for statistic, (got, paper, residual) in stats.items():
                 console.print(f"  {algorithm:10s} {statistic:12s} {got:10.4g} {paper:10.4g} {residual:+9.3f}",
                               markup=False)
-        if write:
+        # What the statistics leave open: each parameter alone over its bounds (9 points), the others fixed.
+        flat = flat_ranges(parameters, umts_simulator(side, range(1, replications + 1)), umts_targets(side),
+                           fit.parameters)
+        units = {p.name: p.unit for p in parameters}
+        unpinned = "; ".join(f"{name} {low:g}-{high:g} {units[name]}" for name, (low, high) in flat.items())
+        console.print(f"  not identified (the same objective over the range, the others fixed): {unpinned or 'none'}",
+                      markup=False)
+        if write and not evaluate:
             note = (f"Fitted on seed 002's single-flow {'downlink' if side == 'down' else 'uplink'} statistics, "
-                    f"{replications} seeds per algorithm, {fit.evaluations} evaluations, objective {fit.objective:.4g}.")
+                    f"{replications} seeds per algorithm, {fit.evaluations} evaluations, objective {fit.objective:.4g}, "
+                    f"the ACKs over {{ {acks} }}.\n# Not identified by these statistics (the same objective "
+                    f"over the range, the others fixed): {unpinned or 'none'}.")
             path = PROFILES_DIR / f"{name}.toml"
             path.write_text(profile_toml(name, umts_profile(side, fit.parameters), fit, parameters, note),
                             encoding="utf-8")

@@ -92,10 +92,11 @@ class MetricSpec(_Spec):
     label: Optional[str] = None
     of: Literal["delivered_bps", "goodput_bps", "utilisation", "jain", "queue", "state",
                 "synchronisation", "share", "bic_phase", "timeouts", "retransmissions", "rtt_ms", "rtt_std_ms",
-                "queueing_ms", "rto_s", "timeout_time_s", "transfer_bps"] = "delivered_bps"
+                "queueing_ms", "rto_s", "timeout_time_s", "transfer_bps", "ack_rtt_ms", "product"] = "delivered_bps"
     # How flows combine: "sum", "mean", "min", "max", "spread" (max - min), "ratio" (flow 0 / flow 1), one
-    # flow by index, or "each": every flow's value, pooled over the replications (mean and spread over flows).
-    flows: Union[Literal["sum", "mean", "min", "max", "spread", "ratio", "each"], int] = "sum"
+    # flow by index, or "each": every flow's value, pooled over the replications (mean and spread over flows);
+    # "samples" (rtt_ms, queueing_ms): every time-series sample of every flow, pooled (seed 002, Figs. 4-5).
+    flows: Union[Literal["sum", "mean", "min", "max", "spread", "ratio", "each", "samples"], int] = "sum"
     window: Optional[list[str]] = None                   # [from, to]; default: the run's measurement window
     unit: str = "kbit/s"
     column: Optional[str] = None                         # state: a column of the flow time series (cc_dwnd)
@@ -112,6 +113,11 @@ class MetricSpec(_Spec):
     phase: Optional[str] = None
     # utilisation: of this rate ("384kbps", a bearer's nominal rate) instead of the link's own
     nominal: Optional[str] = None
+    # product: one value per cell, the product of these metrics' cell means (seed 002, Section 5's
+    # E[t_out] = E[N_tout] E[T0]: a product of two averages, not the average of each flow's product) ...
+    factors: list[str] = Field(default_factory=list)
+    # ... divided by this duration, to give a share of it ("100s": the share of a 100-s connection)
+    per: Optional[str] = None
 
     @model_validator(mode="after")
     def _check(self) -> "MetricSpec":
@@ -132,8 +138,18 @@ class MetricSpec(_Spec):
             raise ValueError(f"threshold {self.threshold} is a share of the flows: 0 < threshold <= 1")
         if (self.of == "state") != (self.column is not None):
             raise ValueError("a 'state' metric needs a column of the flow time series, and only it takes one")
+        if (self.of == "product") != bool(self.factors):
+            raise ValueError("a 'product' metric needs factors (the metrics whose cell means it multiplies), "
+                             "and only it takes them")
+        if self.of == "product" and len(self.factors) < 2:
+            raise ValueError("a 'product' metric multiplies at least two metrics")
+        if self.per is not None and (self.of != "product" or parse_duration(self.per) <= 0):
+            raise ValueError("per (a positive duration) divides a 'product' metric only")
+        if self.flows == "samples" and self.of not in ("rtt_ms", "queueing_ms"):
+            raise ValueError(f"only rtt_ms and queueing_ms are measured sample by sample (flows = 'samples'), "
+                             f"not {self.of}")
         if self.of in ("queue", "state", "synchronisation", "timeouts", "retransmissions", "rtt_ms", "rtt_std_ms",
-                       "queueing_ms", "rto_s", "timeout_time_s") and self.unit not in ("", "kbit/s"):
+                       "queueing_ms", "rto_s", "timeout_time_s", "ack_rtt_ms", "product") and self.unit not in ("", "kbit/s"):
             raise ValueError(f"a '{self.of}' metric is in its own unit (packets, seconds...); leave unit out")
         if self.unit not in UNIT_SCALE:
             raise ValueError(f"unit '{self.unit}' is not accepted; use one of {', '.join(map(repr, UNIT_SCALE))}")
@@ -175,7 +191,7 @@ class FigureSpec(_Spec):
     file: Optional[str] = None
     title: Optional[str] = None
     metric: Optional[str] = None             # lines
-    metrics: list[str] = Field(default_factory=list)   # bars: one bar per metric, per row
+    metrics: list[str] = Field(default_factory=list)   # bars: one bar per metric, per row; cdf: a line each
     rows: list[str] = Field(default_factory=list)      # default: every row
     cells: list[str] = Field(default_factory=list)     # default: every cell
     where: Where = Field(default_factory=dict)         # cells by their coordinates
@@ -193,7 +209,7 @@ class FigureSpec(_Spec):
     # lines: each row's value over this row's, cell by cell (seed 001 Figure 12's Thr / Thr_base); the row
     # itself is not drawn (it is 1 everywhere: give a reference line at y = 1 for it)
     ratio_to_row: Optional[str] = None
-    xlabel: Optional[str] = None             # lines: the x axis title (default: the x axis' label)
+    xlabel: Optional[str] = None             # lines, cdf: the x axis title (default: the x axis' label / the metric's)
     ylabel: Optional[str] = None             # lines: the y axis title (default: the metric's)
     references: list[ReferenceSpec] = Field(default_factory=list)
 
@@ -413,6 +429,10 @@ def load_experiment(path: str | Path) -> Experiment:
             if name not in accepted:
                 raise _problem(path, where, f"'{name}' is not defined; use one of {', '.join(accepted)}")
 
+    for i, metric in enumerate(spec.metrics):
+        known(f"metrics.{i}.factors", metric.factors, metrics)
+        if any(spec.metrics[metrics.index(f)].of == "product" for f in metric.factors):
+            raise _problem(path, f"metrics.{i}.factors", "a factor of a product cannot be a product itself")
     for r, row in enumerate(spec.rows):
         known(f"rows.{r}.cell_set", list(row.cell_set), cells)
         for kind in ("paper", "check", "at_least", "ns2", "check_ns2"):
@@ -452,8 +472,9 @@ def load_experiment(path: str | Path) -> Experiment:
         if figure.kind == "lines" and (figure.metric is None or no_x):
             raise _problem(path, f"figures.{i}", "a lines figure needs a metric and an x for every cell "
                                                  "(or a coordinate of the cells as its x)")
-        if figure.kind == "cdf" and figure.metric is None:
-            raise _problem(path, f"figures.{i}", "a cdf figure needs a metric")
+        if figure.kind == "cdf" and (figure.metric is None) == (not figure.metrics):
+            raise _problem(path, f"figures.{i}", "a cdf figure needs a metric, or metrics (a line style each, "
+                                                 "in one unit: seed 002's RTT and queueing time)")
         if figure.kind == "bars" and not figure.metrics:
             raise _problem(path, f"figures.{i}", "a bars figure needs metrics")
         if (figure.kind == "timeseries") != (figure.column is not None):

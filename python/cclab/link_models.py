@@ -12,6 +12,7 @@ delays, bursty loss and link-layer ARQ. Each parser turns the TOML value into a 
     arq   = { loss_rate = 0.1, retry_delay = "80ms", max_attempts = 4 }     (or loss = { ... } inside)
     outages = { rate = 0.05, duration = { exponential = "2s" } }    stalls independent of the load
     profile = "umts-2007-down"        a named profile's keys (cclab/link_profiles/), where the table has none
+    outages = "none"                  no stalls (also arq, loss), even where the profile has them
 """
 
 from __future__ import annotations
@@ -319,15 +320,23 @@ def load_profile(name: Any) -> dict:
     return {key: value for key, value in data.items() if key != "calibration"}
 
 
+# The parts of a link it may be without: `outages = "none"` in a table takes a profile's stalls away (seed
+# 002's downlink carrying only the ACKs of uplink flows: docs/reproductions/seed002.md).
+REMOVABLE = ("loss", "arq", "outages")
+
+
 def apply_profile(data: Any, keys: tuple[str, ...]) -> Any:
     """A link table with `profile = "NAME"`: the profile's keys (those in `keys`) where the table gives
-    none, so that `--set` and the file's own keys win over the profile."""
-    if not isinstance(data, dict) or "profile" not in data:
+    none, so that `--set` and the file's own keys win over the profile. A removable part (REMOVABLE) given
+    as "none" is left out, profile or not: the link has none of it."""
+    if not isinstance(data, dict):
         return data
-    try:
-        profile = load_profile(data["profile"])
-    except BadValue as exc:
-        raise BadValue(exc.message, exc.accepted, subpath=("profile",)) from None
-    merged = {key: value for key, value in profile.items() if key in keys}
+    merged: dict = {}
+    if "profile" in data:
+        try:
+            profile = load_profile(data["profile"])
+        except BadValue as exc:
+            raise BadValue(exc.message, exc.accepted, subpath=("profile",)) from None
+        merged = {key: value for key, value in profile.items() if key in keys}
     merged.update({key: value for key, value in data.items() if key != "profile"})
-    return merged
+    return {key: value for key, value in merged.items() if not (key in REMOVABLE and value == "none")}

@@ -26,7 +26,15 @@
   polled them), `queueing_ms` (mean RTT less the flow's minimum RTT: the study's t_q, its footnote 1),
   `rto_s` (mean retransmission timeout in force, backoff included: the study's T0), `timeout_time_s`
   (timeouts x mean RTO: the study's t_out = N_tout T0, Section 5), from the time series over the
-  measurement window; `transfer_bps` (a finite transfer's size / completion time).
+  measurement window; `transfer_bps` (a finite transfer's size / completion time); `ack_rtt_ms` (the mean
+  of every RTT measurement the sender took, one per ACK that gave one (Karn's rule: none from a
+  retransmitted segment), from the engine's summary: the ACK-weighted mean, beside `rtt_ms`'s
+  time-weighted one).
+- `flows = "samples"` (rtt_ms and queueing_ms only): every sample itself, each flow's samples over the
+  window pooled, for the study's Figs. 4-5 (CDFs of RTT and queueing-time samples). An RTT sample is the
+  flow's latest RTT measurement at a sample instant (every `run.sample_interval`), so the samples weigh
+  time, not ACKs: while no ACK arrives (a stall) the last measurement is sampled again and again. A
+  queueing-time sample is an RTT sample less the flow's smallest RTT sample (the study's footnote 1).
 A metric with a `window` = [t1, t2] is computed from the cumulative `delivered` column of the time series:
 (delivered(t2) - delivered(t1)) x size / (t2 - t1); both instants must be sample times. Without a window the
 engine's own figures over [run.measure_from, run.duration] are used.
@@ -149,7 +157,24 @@ def state_means(column: str, window: tuple[int, int], summary: pd.DataFrame,
 
 
 FLOW_FIGURES = ("timeouts", "retransmissions", "rtt_ms", "rtt_std_ms", "queueing_ms", "rto_s", "timeout_time_s",
-                "transfer_bps")
+                "transfer_bps", "ack_rtt_ms")
+# The figures whose every sample can be measured (flows = "samples").
+SAMPLED_FIGURES = ("rtt_ms", "queueing_ms")
+
+
+def flow_samples(of: str, span: tuple[int, int], flows: list[int], series: Callable[[], pd.DataFrame]) -> np.ndarray:
+    """Every sample of `of` (SAMPLED_FIGURES) of these flows over the span, in ms, flow by flow and in time
+    order within a flow; NaN samples (before a flow's first RTT measurement) are left out."""
+    if of not in SAMPLED_FIGURES:
+        raise MeasureError(f"only {' and '.join(SAMPLED_FIGURES)} are measured sample by sample, not {of}")
+    data = _window_samples(series(), span)
+    if "rtt_s" not in data:
+        raise MeasureError("the time series has no column 'rtt_s'")
+    data = data[data["flow"].isin(flows) & np.isfinite(data["rtt_s"].to_numpy())].sort_values(["flow", "time_s"])
+    rtt = data["rtt_s"].to_numpy(dtype=float)
+    if of == "queueing_ms":
+        rtt = rtt - data.groupby("flow")["rtt_s"].transform("min").to_numpy(dtype=float)
+    return rtt * 1e3
 
 
 def flow_figures(of: str, span: tuple[int, int], summary: pd.DataFrame,
@@ -162,6 +187,10 @@ def flow_figures(of: str, span: tuple[int, int], summary: pd.DataFrame,
         sent = summary["packets_sent"].to_numpy(dtype=float)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(sent > 0, 100.0 * summary["retransmissions"].to_numpy(dtype=float) / sent, np.nan)
+    if of == "ack_rtt_ms":
+        if "mean_rtt_s" not in summary:
+            raise MeasureError("the run's summary has no mean_rtt_s")
+        return summary["mean_rtt_s"].to_numpy(dtype=float) * 1e3
     if of == "transfer_bps":
         if "completion_time_s" not in summary or "size_bytes" not in summary:
             raise MeasureError("no flow of this run is a finite transfer (give the flows a size)")
@@ -195,7 +224,7 @@ def combine(values: np.ndarray, flows: str | int) -> "float | np.ndarray":
         return float(values[flows])
     if len(values) == 0:
         raise MeasureError("no flow to measure")
-    if flows == "each":
+    if flows in ("each", "samples"):
         return np.asarray(values, dtype=float)
     if flows == "ratio":
         if len(values) != 2:
@@ -271,6 +300,20 @@ def bic_phase(series: Callable[[], pd.DataFrame], span: tuple[int, int], phase: 
         raise MeasureError(str(exc)) from None
 
 
+def _kept(ordered: pd.DataFrame, cc: str | None, group: str | None) -> np.ndarray:
+    """Which of the flows (in flow order) are measured: those running `cc` and in `group`, when given."""
+    keep = np.ones(len(ordered), dtype=bool)
+    if cc is not None:
+        keep &= (ordered["cc"] == cc).to_numpy()
+        if not keep.any():
+            raise MeasureError(f"no flow runs {cc}; the run's flows run {', '.join(sorted(set(ordered['cc'])))}")
+    if group is not None:
+        keep &= (ordered["group"] == group).to_numpy() if "group" in ordered else False
+        if not keep.any():
+            raise MeasureError(f"no flow is in group {group!r}" + (f" and runs {cc}" if cc else ""))
+    return keep
+
+
 def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: dict, summary: pd.DataFrame,
             series: Callable[[], pd.DataFrame], column: str | None = None, cc: str | None = None,
             queue: Callable[[], pd.DataFrame] | None = None, threshold: float | None = None,
@@ -279,7 +322,7 @@ def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: d
             nominal_bps: int | None = None) -> "float | np.ndarray":
     """One metric value of one run, in base units (bit/s, a ratio, an index, packets or the column's);
     with `clip`, a rate clipped to what crossed the bottleneck in the window (see the module's note); with
-    `flows = "each"`, one value per flow."""
+    `flows = "each"`, one value per flow; with `flows = "samples"`, every sample (`flow_samples`)."""
     span = window or (config["run"]["measure_from_ns"], config["run"]["duration_ns"])
     if of == "synchronisation":
         return synchronisation(summary, cc, threshold, span, loss_events, group)
@@ -298,6 +341,10 @@ def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: d
         if queue is None:
             raise MeasureError("the run's queue series is not available")
         return float(_window_samples(queue(), span)["queue_packets"].mean())
+    ordered = summary.sort_values("flow")
+    keep = _kept(ordered, cc, group)
+    if flows == "samples":
+        return flow_samples(of, span, [int(f) for f in ordered["flow"][keep]], series)
     if of == "bic_phase" or every_ns:
         values = np.zeros(len(summary))
     elif of == "state":
@@ -312,17 +359,7 @@ def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: d
         delivered_bytes = float(np.sum(delivered)) * (span[1] - span[0]) / 1e9 / 8
         if delivered_bytes > 0:
             values = values * min(1.0, link_bytes(span, config, summary, queue) / delivered_bytes)
-    ordered = summary.sort_values("flow")
-    keep = np.ones(len(ordered), dtype=bool)
     if cc is not None or group is not None:
-        if cc is not None:
-            keep &= (ordered["cc"] == cc).to_numpy()
-            if not keep.any():
-                raise MeasureError(f"no flow runs {cc}; the run's flows run {', '.join(sorted(set(ordered['cc'])))}")
-        if group is not None:
-            keep &= (ordered["group"] == group).to_numpy() if "group" in ordered else False
-            if not keep.any():
-                raise MeasureError(f"no flow is in group {group!r}" + (f" and runs {cc}" if cc else ""))
         values = values[keep]
     if of == "bic_phase":
         return bic_phase(series, span, phase, [int(f) for f in ordered["flow"][keep]])

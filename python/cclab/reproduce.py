@@ -44,8 +44,9 @@ class Stats:
 class ExperimentOutcome:
     plan: Plan
     store: StudyStore
-    # (metric, row, cell) -> per-replication values, in the metric's unit
-    values: dict[tuple[str, int, int], list[float]] = field(default_factory=dict)
+    # (metric, row, cell) -> per-replication values (per flow with flows = "each", per sample with
+    # "samples": a float array, 8 bytes a value, since a cell can pool 10^5-10^6 samples), in the metric's unit
+    values: dict[tuple[str, int, int], "np.ndarray | list[float]"] = field(default_factory=dict)
     # The same for rates, clipped to what crossed the bottleneck in the window (cclab.measures, `clip`)
     clipped: dict[tuple[str, int, int], list[float]] = field(default_factory=dict)
     errors: list[tuple[int, int, int, str]] = field(default_factory=list)   # row, cell, replication, why
@@ -60,7 +61,7 @@ class ExperimentOutcome:
 
     def stats(self, metric: str, row: int, cell: int) -> Optional[Stats]:
         values = self.values.get((metric, row, cell))
-        if not values:
+        if values is None or len(values) == 0:
             return None
         array = np.asarray(values, dtype=float)
         std = float(np.std(array, ddof=1)) if len(array) > 1 else 0.0
@@ -72,7 +73,7 @@ class ExperimentOutcome:
         return float(np.mean(values)) if values else None
 
     def means(self) -> dict[tuple[str, int, int], float]:
-        return {key: float(np.mean(v)) for key, v in self.values.items() if v}
+        return {key: float(np.mean(v)) for key, v in self.values.items() if len(v)}
 
     def reference(self, kind: str, metric: str, row: int, cell: int) -> Optional[float]:
         """The paper's or ns-2.35's value (kind 'paper' / 'ns2'), None when not given (-1)."""
@@ -200,9 +201,23 @@ def missing_runs(experiments: list[Experiment], store_root: Path, quick: bool = 
     return len(keys - stored), len(keys)
 
 
+def _products(metric, values: dict, plan: Plan) -> dict[tuple[str, int, int], np.ndarray]:
+    """A product metric's one value per cell: the product of its factors' cell means, over `per` (scaled as
+    the runs are) if given; no value in a cell where a factor has none."""
+    per_s = _scaled(parse_duration(metric.per), plan.time_scale) / 1e9 if metric.per else 1.0
+    out = {}
+    cells = {(r, c) for (name, r, c) in values if name == metric.factors[0]}
+    for r, c in sorted(cells):
+        means = [values.get((factor, r, c)) for factor in metric.factors]
+        if all(m is not None and len(m) for m in means):
+            out[(metric.name, r, c)] = np.array([math.prod(float(np.mean(m)) for m in means) / per_s])
+    return out
+
+
 def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
     outcome = ExperimentOutcome(plan, store)
-    collected: dict[tuple[str, int, int], list[float]] = defaultdict(list)
+    # Arrays of each run's values, joined into one array per cell at the end.
+    collected: dict[tuple[str, int, int], list[np.ndarray]] = defaultdict(list)
     clipped: dict[tuple[str, int, int], list[float]] = defaultdict(list)
     # Only the series columns some metric reads: a run may have millions of samples.
     series_columns = ["time_s", "flow", "delivered"] + sorted({m.column for m in plan.experiment.metrics if m.column})
@@ -244,6 +259,8 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
             return pq.read_table(path, columns=["flow", "time_ns"]).to_pandas()
 
         for metric in plan.experiment.metrics:
+            if metric.of == "product":
+                continue   # of the cells' means, below
             window = plan.window_ns(metric, run.run.config) if metric.window is not None else None
             try:
                 value = measure(metric.of, metric.flows, window, run.run.config, summary, series,
@@ -268,15 +285,18 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
                 if not math.isnan(clipped_value):
                     clipped[(metric.name, run.row, run.cell)].append(clipped_value)
             seed_values = outcome.by_seed.setdefault(run.replication, {})
-            if isinstance(value, np.ndarray):   # flows = "each": every flow's value
-                present = [float(v) for v in value if not math.isnan(v)]
-                collected[(metric.name, run.row, run.cell)].extend(present)
-                if present:
+            if isinstance(value, np.ndarray):   # flows = "each" or "samples": every flow's or sample's value
+                present = value[~np.isnan(value)]
+                collected[(metric.name, run.row, run.cell)].append(present)
+                if present.size:
                     seed_values[(metric.name, run.row, run.cell)] = float(np.mean(present))
             elif not math.isnan(value):
-                collected[(metric.name, run.row, run.cell)].append(value)
+                collected[(metric.name, run.row, run.cell)].append(np.array([value], dtype=float))
                 seed_values[(metric.name, run.row, run.cell)] = value
-    outcome.values = dict(collected)
+    outcome.values = {key: np.concatenate(chunks) for key, chunks in collected.items()}
+    for metric in plan.experiment.metrics:
+        if metric.of == "product":
+            outcome.values.update(_products(metric, outcome.values, plan))
     outcome.clipped = dict(clipped)
     means = outcome.means()
     seeds = [outcome.by_seed[k] for k in sorted(outcome.by_seed)]

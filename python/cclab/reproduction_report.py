@@ -537,7 +537,9 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path,
                 panels.append((spec.cells[c].name, groups))
             name = f"{base}.png"
             drawing(name)
-            bars_figure(out_dir / name, title, metrics[0].unit,
+            # The axis names the unit only when every bar is a rate in it (not a ratio, a time, a share).
+            bars_figure(out_dir / name, title, figure.ylabel or (metrics[0].unit if all(m.rate for m in metrics)
+                                                                  and len({m.unit for m in metrics}) == 1 else ""),
                         [m.label or m.name for m in metrics], panels)
             drawn.append(Figure(name, title))
         elif figure.kind == "timeseries":
@@ -557,23 +559,35 @@ def _figures(outcome: ExperimentOutcome, out_dir: Path,
                                       SERIES_LABEL.get(figure.column, figure.column), panels, references)
                     drawn.append(Figure(name, spec.rows[r].name))
         elif figure.kind == "cdf":
-            # The metric's values pooled over the replications (every flow with `flows = "each"`), as a CDF
-            # drawn through its 5 %-quantiles (the lines helper marks each point), a panel per cell.
-            metric = experiment.metric(figure.metric)
-            probabilities = [p / 20 for p in range(21)]
+            # The metric's values pooled over the replications (every flow with `flows = "each"`, every sample
+            # with "samples"), as a CDF drawn through its 5 %-quantiles (the lines helper marks each point), a
+            # panel per cell; with `metrics`, a line style per metric (seed 002's Figs. 4-5: RTT solid,
+            # queueing time dashed, as the paper draws them).
+            names = figure.metrics or [figure.metric]
+            # Pooled samples (10^4-10^6 values) have a far tail (a 14-s RTT after a stall) that would squeeze
+            # the body of the curve into a corner: their CDF is drawn to its 99th percentile, and says so.
+            many = any(len(outcome.values.get((m, r, c), ())) >= 1000 for m in names for r in rows for c in cells)
+            probabilities = [p / 20 for p in range(20)] + ([0.99] if many else [1.0])
             panels = []
             for c in cells:
                 cdf_lines = []
-                for r in rows:
-                    values = outcome.values.get((figure.metric, r, c))
-                    if values:
-                        quantiles = [float(q) for q in np.quantile(np.asarray(values, dtype=float), probabilities)]
-                        cdf_lines.append((f"{spec.rows[r].name} (n={len(values)})", row_algorithm(spec.rows[r]),
-                                          quantiles, probabilities, [0.0] * len(probabilities), 0))
+                for variant, metric_name in enumerate(names):
+                    for r in rows:
+                        values = outcome.values.get((metric_name, r, c))
+                        if values is not None and len(values):
+                            quantiles = [float(q) for q in np.quantile(np.asarray(values, dtype=float), probabilities)]
+                            # Several metrics: one legend entry per row and metric across the panels (the
+                            # sample counts, which differ by cell, are in the tables).
+                            label = (f"{spec.rows[r].name} (n={len(values)})" if len(names) == 1 else
+                                     f"{spec.rows[r].name}, {experiment.metric(metric_name).label or metric_name}")
+                            cdf_lines.append((label, row_algorithm(spec.rows[r]),
+                                              quantiles, probabilities, [0.0] * len(probabilities), variant))
                 panels.append((spec.cells[c].name, cdf_lines))
             name = f"{base}.png"
             drawing(name)
-            lines_figure(out_dir / name, title, metric.title, "CDF", panels)
+            xlabel = figure.xlabel or (experiment.metric(names[0]).title if len(names) == 1
+                                       else " / ".join(experiment.metric(m).label or m for m in names))
+            lines_figure(out_dir / name, title, xlabel, "CDF (to the 99th percentile)" if many else "CDF", panels)
             drawn.append(Figure(name, title))
     return drawn
 

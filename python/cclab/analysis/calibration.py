@@ -246,6 +246,27 @@ def pattern_search(parameters: Sequence[FreeParameter], simulate: Simulate, targ
     return FitResult(values, best, len(cache), residuals(simulate(values), targets, statistics), history)
 
 
+def flat_ranges(parameters: Sequence[FreeParameter], simulate: Simulate, targets: dict[str, dict[str, float]],
+                values: dict[str, float], points: int = 9) -> dict[str, tuple[float, float]]:
+    """Which parameters the statistics do not pin down: each parameter alone is moved to `points` values
+    evenly over its bounds, the others held at `values`, and the (smallest, largest) of the moved values
+    whose objective equals the fit's (to 1e-9 relative) is returned for every parameter with more than its
+    fitted value in that set. The fit then says nothing between those values (seed 002's uplink buffer:
+    one flow with a 7-packet window never fills a buffer of 6 packets or more, so 6 and 120 fit alike)."""
+    best = objective(residuals(simulate(values), targets))
+    flat: dict[str, tuple[float, float]] = {}
+    for p in parameters:
+        equal = [values[p.name]]
+        for i in range(points):
+            moved = p.value(i / (points - 1))
+            if moved != values[p.name] and math.isclose(
+                    objective(residuals(simulate({**values, p.name: moved}), targets)), best, rel_tol=1e-9, abs_tol=1e-12):
+                equal.append(moved)
+        if len(equal) > 1:
+            flat[p.name] = (min(equal), max(equal))
+    return flat
+
+
 # --- the UMTS study's calibration ------------------------------------------------------------------------
 
 def profile_toml(name: str, profile: dict, fit: FitResult, parameters: Sequence[FreeParameter], note: str) -> str:
@@ -318,12 +339,19 @@ def umts_profile(direction: str, values: dict[str, float]) -> dict:
     return profile
 
 
+def ack_path(direction: str) -> dict:
+    """The way back of the seed 002 scenario of `direction`, as its file gives it: the committed profile of
+    the other direction, for the uplink without its stalls (`outages = "none"`, umts-up.toml). The fit
+    sees the ACK path the experiments run."""
+    return read_toml(STUDY_DIR / f"umts-{direction}.toml")["network"]["bottleneck"]["reverse"]
+
+
 def umts_config(direction: str, values: dict[str, float], algorithm: str, flows: int = 1,
                 other: Optional[dict] = None) -> dict:
     """The engine config of the seed 002 scenario of `direction` with this profile for the data's link;
-    the ACKs cross `other` (default: the committed profile of the other direction)."""
+    the ACKs cross `other` (default: the scenario's own way back, `ack_path`)."""
     base = read_toml(STUDY_DIR / f"umts-{direction}.toml")
-    reverse = other if other is not None else {"profile": PROFILE_NAMES["up" if direction == "down" else "down"]}
+    reverse = other if other is not None else ack_path(direction)
     base["network"]["bottleneck"] = {**umts_profile(direction, values), "reverse": reverse}
     base["flows"][0]["cc"] = ALGORITHMS[algorithm]
     base["flows"][0]["count"] = flows
@@ -373,6 +401,22 @@ def calibrate_umts(direction: str, replications: int, max_evaluations: int = 200
     return multi_start_search(umts_parameters(direction), umts_simulator(direction, range(1, replications + 1)),
                               umts_targets(direction), grid=("rate", "buffer"), max_evaluations=max_evaluations,
                               report=report)
+
+
+def committed_values(direction: str) -> dict[str, float]:
+    """The free-parameter values of the committed profile of `direction` (its `[calibration]` table)."""
+    from ..link_models import PROFILES_DIR
+
+    table = read_toml(PROFILES_DIR / f"{PROFILE_NAMES[direction]}.toml")["calibration"]
+    return {p.name: float(table[p.name]) for p in umts_parameters(direction)}
+
+
+def evaluate_umts(direction: str, replications: int) -> FitResult:
+    """The committed profile of `direction` against its targets, nothing fitted: the residuals it has with
+    the ACK path the scenario gives today (which may differ from the one it was fitted with)."""
+    values = committed_values(direction)
+    res = residuals(umts_simulator(direction, range(1, replications + 1))(values), umts_targets(direction))
+    return FitResult(values, objective(res), 1, res)
 
 
 def write_flow_parameters(direction: str, values: dict[str, float]) -> Optional[str]:
