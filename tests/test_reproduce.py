@@ -95,7 +95,7 @@ def test_runs_are_measured_reported_and_reused(toy, tmp_path):
     assert len(set(outcome.values[("total", 0, 0)])) == 2
     # Each seed's values, for claims checked seed by seed, are the same numbers, by replication.
     assert sorted(outcome.by_seed) == [0, 1]
-    assert [outcome.by_seed[k][("total", 0, 0)] for k in (0, 1)] == outcome.values[("total", 0, 0)]
+    assert [outcome.by_seed[k][("total", 0, 0)] for k in (0, 1)] == list(outcome.values[("total", 0, 0)])
     assert [claim.status for claim in outcome.claims] == ["holds"]
     assert outcome.claims[0].detail.endswith("holds on 2 of 2 seeds alone")
 
