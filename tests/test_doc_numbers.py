@@ -147,27 +147,44 @@ def _seed001_findings():
             for claim in load_experiment(path).spec.claims]
 
 
-def test_the_seed001_page_waits_for_the_full_study():
-    # No seed001-values.csv is committed before the full run: every block must then say so, and a number
-    # typed into a block is an error, as a hand edit of a rendered one is.
+def test_the_seed001_page_is_rendered_from_the_full_study():
+    # Since 2026-11-24 the full study's values are committed (docs/reproductions/data/seed001-*): every block
+    # is rendered from them, none still waits, and --check-docs agrees with the page.
     from cclab.doc_numbers import PENDING
-    assert not values_path(REPO, "seed001").exists()
+    assert values_path(REPO, "seed001").exists()
     assert check_docs(REPO, "seed001") == []
     text = (REPO / SEED001_PAGE).read_text(encoding="utf-8")
     names = block_names(text)
     assert names[0] == "seed001/source" and "seed001/figure11" in names and "seed001/findings-figure12" in names
-    assert text.count(PENDING.format(study="seed001")) == len(names) == 26
+    assert len(names) == 26 and PENDING.format(study="seed001") not in text
 
 
-def test_a_number_typed_into_a_pending_seed001_block_is_found(tmp_path):
+def test_a_number_typed_into_a_seed001_block_is_found(tmp_path):
+    # A checkout with the committed values: a line added by hand to a rendered block is found.
     page = tmp_path / SEED001_PAGE
     page.parent.mkdir(parents=True)
+    shutil.copytree(values_path(REPO, "seed001").parent, values_path(tmp_path, "seed001").parent)
     committed = (REPO / SEED001_PAGE).read_text(encoding="utf-8")
-    page.write_text(committed.replace("<!-- numbers: seed001/figure11 -->\n*Not rendered yet",
-                                      "<!-- numbers: seed001/figure11 -->\n| CTCP | 1.9 |\n*Not rendered yet"))
+    page.write_text(committed)
+    assert check_docs(tmp_path, "seed001") == []
+    page.write_text(committed.replace("<!-- numbers: seed001/figure11 -->\n",
+                                      "<!-- numbers: seed001/figure11 -->\n| CTCP | 1.9 |\n"))
     assert check_docs(tmp_path, "seed001") == [page]
-    # A misspelt block is found before the full run, not after it.
-    page.write_text(committed.replace("seed001/figure11 -->", "seed001/figure-11 -->"))
+
+
+def test_a_pending_seed001_page_is_checked_before_the_full_run(tmp_path):
+    # A checkout without the values (as before the full run): every block must say it is not rendered yet;
+    # a number typed into one is found, and a misspelt block is found now, not after the full run.
+    from cclab.doc_numbers import pending_page
+    page = tmp_path / SEED001_PAGE
+    page.parent.mkdir(parents=True)
+    pending = pending_page((REPO / SEED001_PAGE).read_text(encoding="utf-8"), "seed001")
+    page.write_text(pending)
+    assert check_docs(tmp_path, "seed001") == []
+    page.write_text(pending.replace("<!-- numbers: seed001/figure11 -->\n*Not rendered yet",
+                                    "<!-- numbers: seed001/figure11 -->\n| CTCP | 1.9 |\n*Not rendered yet"))
+    assert check_docs(tmp_path, "seed001") == [page]
+    page.write_text(pending.replace("seed001/figure11 -->", "seed001/figure-11 -->"))
     with pytest.raises(DocsError, match="no renderer for block\\(s\\) seed001/figure-11"):
         check_docs(tmp_path, "seed001")
 
