@@ -23,10 +23,9 @@ Runs are 100 s (the study's are 500 s), measured over [50, 100] s, one at a time
 The ns-2 side is benchmarks/ns2/dumbbell.tcl (per= and overhead_us= for this study). Results are cached
 like benchmarks/crosscheck.py's, in benchmarks/crosscheck-ctcp-ns2.csv and crosscheck-ctcp-cclab.csv; a
 re-run computes only what is missing, and what another engine or ns-2 script made (benchmarks/provenance.py;
---allow-stale reports such rows, naming what made them). Standard library only. See docs/validation.md.
-re-run computes only what is missing. crosscheck-ctcp-cclab-rwnd.csv keeps the first cclab runs, which
-modelled window_ as `rwnd = 10000` (2026-11-24, before cwnd_clamp existed); `--before` adds their mean as a column. Standard
-library only. See docs/validation.md.
+--allow-stale reports such rows, naming what made them). crosscheck-ctcp-cclab-rwnd.csv keeps the first
+cclab runs, which modelled window_ as `rwnd = 10000` (2026-11-24, before cwnd_clamp existed, no engine
+stamp); `--before` adds their mean as a column. Standard library only. See docs/validation.md.
 """
 
 from __future__ import annotations
@@ -231,7 +230,9 @@ def main() -> int:
                                     for r in rows])
     ns2 = read_cache(NS2_CSV, *current["ns-2"], args.allow_stale)
     ccl = read_cache(CCLAB_CSV, *current["cclab"], args.allow_stale)
-    lines, diffs = table(configs, ns2, ccl, args.seeds)
+    # The rwnd runs are a record of a model since replaced, read whatever engine made them.
+    before = read_cache(CCLAB_RWND_CSV, ENGINE, current["cclab"][1], allow_stale=True) if args.before else None
+    lines, diffs = table(configs, ns2, ccl, args.seeds, before)
     lines[:0] = [f"ns-2 rows: {describe([r for rows in ns2.values() for r in rows], *current['ns-2'])}",
                  f"cclab rows: {describe([r for rows in ccl.values() for r in rows], *current['cclab'])}", ""]
     if diffs:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: engine unit, property and fuzz tests (Rust); the wheel installed into a fresh
-# virtual environment outside the repository, running the quick seed 000 Table I there
+# virtual environment outside the repository, running the quick seed 000 reproduction there
 # (scripts/check_wheel.sh --no-sdist); then the Python front, its fuzzers, the CLI and the fidelity checks
 # against seed 000 (pytest, on the release build of the engine), last so that its summary closes the output.
 # docs/testing.md lists what each part checks and how to run the fuzzers longer.

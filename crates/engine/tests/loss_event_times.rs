@@ -31,7 +31,7 @@ fn config(record: Option<bool>) -> String {
 
 fn run(record: Option<bool>) -> Simulation {
     let mut sim = Simulation::from_json(&config(record)).unwrap();
-    sim.run();
+    sim.run().expect("the run finishes");
     sim
 }
 
