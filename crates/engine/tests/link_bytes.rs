@@ -19,7 +19,7 @@ fn run() -> Simulation {
         "run": {"duration_ns": 20_000 * MS, "measure_from_ns": 5_000 * MS, "seed": 1, "sample_interval_ns": 100 * MS},
     });
     let mut sim = Simulation::from_json(&config.to_string()).unwrap();
-    sim.run();
+    sim.run().expect("the run completes");
     sim
 }
 
