@@ -359,8 +359,7 @@ def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: d
         delivered_bytes = float(np.sum(delivered)) * (span[1] - span[0]) / 1e9 / 8
         if delivered_bytes > 0:
             values = values * min(1.0, link_bytes(span, config, summary, queue) / delivered_bytes)
-    if cc is not None or group is not None:
-        values = values[keep]
+    values = values[keep]
     if of == "bic_phase":
         return bic_phase(series, span, phase, [int(f) for f in ordered["flow"][keep]])
     if of == "jain" and every_ns:

@@ -46,12 +46,12 @@ class ExperimentOutcome:
     store: StudyStore
     # (metric, row, cell) -> per-replication values (per flow with flows = "each", per sample with
     # "samples": a float array, 8 bytes a value, since a cell can pool 10^5-10^6 samples), in the metric's unit
-    values: dict[tuple[str, int, int], "np.ndarray | list[float]"] = field(default_factory=dict)
+    values: dict[tuple[str, int, int], np.ndarray] = field(default_factory=dict)
     # The same for rates, clipped to what crossed the bottleneck in the window (cclab.measures, `clip`)
     clipped: dict[tuple[str, int, int], list[float]] = field(default_factory=dict)
     errors: list[tuple[int, int, int, str]] = field(default_factory=list)   # row, cell, replication, why
     claims: list[ClaimResult] = field(default_factory=list)
-    # replication -> (metric, row, cell) -> that seed's value (the mean over flows for flows = "each"),
+    # replication -> (metric, row, cell) -> that seed's value (the mean over its flows or samples),
     # for claims checked seed by seed
     by_seed: dict[int, dict[tuple[str, int, int], float]] = field(default_factory=dict)
 

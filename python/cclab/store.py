@@ -29,6 +29,8 @@ import json
 import math
 import os
 import re
+import sys
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -296,9 +298,6 @@ class StudyStore:
 
 def _holder_record() -> dict:
     """What a lock holder writes into the lock file: its command line, pid and start time."""
-    import sys
-    import time
-
     command = " ".join([Path(sys.argv[0]).name] + sys.argv[1:]) if sys.argv and sys.argv[0] else "python"
     return {"command": command, "pid": os.getpid(),
             "since": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
