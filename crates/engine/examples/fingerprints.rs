@@ -13,8 +13,8 @@
 //!
 //! The set covers the three recovery modes (`sack`, `newreno`, `linux-2.6`) under several algorithms, on
 //! a small and a 1-BDP buffer, lossy links (so that retransmissions are lost too), delayed ACKs, flows
-//! that stop and several flows sharing the link, and large windows whose slow-start overshoot leaves 10^3
-//! to 10^4 holes in one window. It uses only the engine's public interface, so the same file builds
+//! that stop and several flows sharing the link, large windows whose slow-start overshoot leaves 10^3
+//! to 10^4 holes in one window, and traffic sources whose short connections reuse slots. It uses only the engine's public interface, so the same file builds
 //! against older revisions.
 
 use cclab_engine::Simulation;
@@ -127,6 +127,25 @@ fn scenarios() -> Vec<Scenario> {
             format!("{recovery}-newreno-1g-lossy"),
             dumbbell(&Link { rate_mbps: 1000, delay_ms: 50, queue: 8333, loss_rate: 0.001 }, vec![json!({"recovery": recovery, "delayed_ack": true})], 8, 4),
         );
+        // Traffic sources: many short connections opened and closed in recycled slots, beside a bulk flow
+        // (web-like Pareto sizes, mean 10 segments; Poisson arrivals at half the 20 Mbit/s link, about 85
+        // connections per second), and a second source with fixed gaps, sizes and records kept.
+        let link = Link { rate_mbps: 20, delay_ms: 20, queue: 30, loss_rate: 0.005 };
+        for (cc, delayed_ack) in [("newreno", false), ("cubic", true), ("bbr", false)] {
+            let mut config = dumbbell(&link, vec![json!({"cc": "cubic", "recovery": recovery})], 20, 7);
+            let connection = |access_ms: u64| {
+                json!({"cc": cc, "recovery": recovery, "delayed_ack": delayed_ack,
+                       "src_access_delay_ns": access_ms * 1_000_000, "dst_access_delay_ns": 500_000,
+                       "access_rate_bps": 200_000_000u64})
+            };
+            config["traffic"] = json!([
+                {"group": "web", "flow": connection(2), "size_bytes": {"pareto": {"shape": 1.2, "mean": 14600.0}},
+                 "offered_load": 0.5},
+                {"group": "fixed", "flow": connection(5), "size_bytes": {"fixed": 30_000},
+                 "inter_arrival_ns": {"fixed": 150_000_000u64}, "start_ns": 1_000_000_000u64, "records": true},
+            ]);
+            add(format!("{recovery}-traffic-{cc}{}", if delayed_ack { "-delack" } else { "" }), config);
+        }
     }
     all
 }
@@ -181,6 +200,9 @@ fn main() {
         for (name, col) in &f.cc {
             series[name] = json!(column_f64(col));
         }
+        // The traffic sources' connection records, one checksum over all of them (NaN written as null).
+        let records = serde_json::to_string(&sim.connection_records()).expect("records serialise");
+        series["connection_records"] = json!(fnv1a(records.bytes()));
         let line = json!({"scenario": s.name, "summary": sim.summary(), "series": series});
         println!("{line}");
     }

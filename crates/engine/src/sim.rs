@@ -134,6 +134,8 @@ struct Source {
     free: Vec<u32>,
     /// Whether its connections are recorded one by one (`records`).
     records: bool,
+    /// Its connections' algorithm, its config read once (`traffic.k.flow.cc`).
+    cc: registry::Recipe,
 }
 
 /// What a flow's record reports beyond the window's counters (`stats::FlowLife`).
@@ -289,8 +291,9 @@ impl Simulation {
         let static_flows = flows.len();
         let mut sources = Vec::with_capacity(cfg.traffic.len());
         for (k, t) in cfg.traffic.iter().enumerate() {
-            // Built once here so a bad algorithm is reported now, not at the first arrival.
-            registry::build(&format!("traffic.{k}.flow.cc"), &t.flow.cc, t.flow.initial_cwnd)?;
+            // Read once here, so that a bad algorithm is reported now, not at the first arrival, and the
+            // connections do not each read the config document again.
+            let cc = registry::recipe(&format!("traffic.{k}.flow.cc"), &t.flow.cc, t.flow.initial_cwnd)?;
             let route = routes.next().expect("one route per source");
             let capacity = path_capacity(&links, &route[0]);
             let inter_arrival = match (&t.inter_arrival_ns, t.offered_load) {
@@ -309,6 +312,7 @@ impl Simulation {
                 stop: SimTime(t.stop_ns.unwrap_or(cfg.run.duration_ns)),
                 free: Vec::new(),
                 records: t.records,
+                cc,
             });
         }
         let end = SimTime(cfg.run.duration_ns);
@@ -647,7 +651,7 @@ impl Simulation {
                 return;
             }
         };
-        let mut cc = registry::build("traffic.flow.cc", &t.flow.cc, t.flow.initial_cwnd).expect("checked at build");
+        let mut cc = source.cc.make();
         let n = self.connections;
         self.connections += 1;
         cc.attach(FlowContext {

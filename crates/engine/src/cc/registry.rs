@@ -38,7 +38,7 @@ pub struct AlgorithmInfo {
 
 /// What every algorithm module provides: its description, its variant presets (a config struct whose
 /// fields are the parameters), range checks, and how to build it.
-pub trait Algorithm: Serialize + DeserializeOwned + Sized + 'static {
+pub trait Algorithm: Serialize + DeserializeOwned + Clone + Send + Sync + Sized + 'static {
     const INFO: AlgorithmInfo;
     /// The preset of a named variant (one of `INFO.variants`).
     fn variant(name: &str) -> Option<Self>;
@@ -53,21 +53,38 @@ pub trait Algorithm: Serialize + DeserializeOwned + Sized + 'static {
 /// Type-erased registry entry.
 pub struct Entry {
     pub info: &'static AlgorithmInfo,
-    build: fn(&str, &str, &Map<String, Value>, u32) -> Result<Box<dyn CongestionControl>, ConfigError>,
+    prepare: fn(&str, &str, &Map<String, Value>, u32) -> Result<Recipe, ConfigError>,
     defaults: fn(&str) -> Value,
+}
+
+/// An algorithm's config document read and checked once, ready to build any number of fresh instances.
+/// A traffic source opens a connection every few packets (8.4 data packets per connection in the web
+/// benchmark), and reading the JSON document for each one (cloned twice into maps, the name looked up,
+/// the preset serialised and merged) cost about 3000 instructions per connection, 12 % of the run
+/// (docs/benchmarks.md, run 10). Each build starts from a copy of the same checked config struct, so an
+/// instance is the one `build` would make from the document.
+pub struct Recipe {
+    make: Box<dyn Fn() -> Box<dyn CongestionControl> + Send + Sync>,
+}
+
+impl Recipe {
+    /// A new instance, in the state `build` returns it (not yet attached to a flow).
+    pub fn make(&self) -> Box<dyn CongestionControl> {
+        (self.make)()
+    }
 }
 
 fn entry<A: Algorithm>() -> Entry {
     Entry {
         info: &A::INFO,
-        build: |field, variant, params, initial_cwnd| {
+        prepare: |field, variant, params, initial_cwnd| {
             let preset = A::variant(variant).ok_or_else(|| {
                 let names: Vec<&str> = A::INFO.variants.iter().map(|v| v.0).collect();
                 err(format!("{field}.variant"), format!("unknown variant '{variant}' of {}; accepted: {}", A::INFO.name, names.join(", ")))
             })?;
             let cfg: A = merged(field, A::INFO.name, "name, variant, ", preset, params)?;
             cfg.validate(field)?;
-            Ok(cfg.build(initial_cwnd))
+            Ok(Recipe { make: Box::new(move || cfg.clone().build(initial_cwnd)) })
         },
         defaults: |variant| serde_json::to_value(A::variant(variant)).unwrap_or(Value::Null),
     }
@@ -131,6 +148,12 @@ pub(crate) fn merged<C: Serialize + DeserializeOwned>(
 
 /// Build an algorithm from its config document. `field` names it in errors (e.g. `flows.0.cc`).
 pub fn build(field: &str, spec: &Value, initial_cwnd: u32) -> Result<Box<dyn CongestionControl>, ConfigError> {
+    Ok(recipe(field, spec, initial_cwnd)?.make())
+}
+
+/// Read and check an algorithm's config document once, for many instances (`Recipe`); the same errors
+/// as `build`.
+pub fn recipe(field: &str, spec: &Value, initial_cwnd: u32) -> Result<Recipe, ConfigError> {
     let obj = match spec {
         Value::String(name) => {
             let mut m = Map::new();
@@ -152,7 +175,7 @@ pub fn build(field: &str, spec: &Value, initial_cwnd: u32) -> Result<Box<dyn Con
     let mut params = obj.clone();
     params.remove("name");
     params.remove("variant");
-    (entry.build)(field, variant, &params, initial_cwnd)
+    (entry.prepare)(field, variant, &params, initial_cwnd)
 }
 
 /// Every algorithm with its variants (and their parameter values), parameter docs and sources.
@@ -204,6 +227,20 @@ mod tests {
         assert!(e.message.contains("linux-2.6.22"));
         let e = build("flows.0.cc", &json!({"name": "cubic", "beta": 1.5}), 2).err().unwrap();
         assert_eq!(e.field, "flows.0.cc.beta");
+    }
+
+    #[test]
+    fn a_recipe_builds_fresh_independent_instances() {
+        let cubic = recipe("cc", &json!({"name": "cubic", "variant": "linux-2.6.22"}), 3).unwrap();
+        let mut first = cubic.make();
+        first.set_cwnd(40);
+        // The second starts at the initial window it was read with (3 packets), not where the first is.
+        let second = cubic.make();
+        assert_eq!((first.cwnd(), second.cwnd()), (40, 3));
+        assert_eq!(second.name(), "cubic");
+        // Reading the document reports what `build` reports.
+        assert_eq!(recipe("flows.0.cc", &json!("vegass"), 2).err().unwrap().field, "flows.0.cc.name");
+        assert_eq!(recipe("flows.0.cc", &json!({"name": "cubic", "beta": 1.5}), 2).err().unwrap().field, "flows.0.cc.beta");
     }
 
     #[test]

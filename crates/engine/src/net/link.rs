@@ -624,7 +624,7 @@ mod tests {
                 Event::LinkArrival(_) => {
                     let p = link.on_arrival(t, events);
                     if let Payload::Data { seq, .. } = p.payload {
-                        arrivals.push((t.0, seq));
+                        arrivals.push((t.0, seq.get()));
                     }
                 }
                 _ => unreachable!(),
@@ -643,7 +643,7 @@ mod tests {
             arrived.extend(advance(link, &mut events, at.saturating_sub(1)));
             if let Some(d) = link.enqueue(SimTime(*at), *p, &mut events) {
                 let Payload::Data { seq, .. } = d.payload else { unreachable!() };
-                dropped.push(seq);
+                dropped.push(seq.get());
             }
         }
         arrived.extend(drain(link, &mut events));

@@ -71,6 +71,7 @@ impl Receiver {
 
     pub fn on_data(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
         let Payload::Data { seq, retransmission, cwr } = pkt.payload else { return };
+        let seq = seq.get();
         self.received += 1;
         // CWR first: a packet that carries CWR and is itself marked CE starts a new echo.
         if cwr {
@@ -169,12 +170,12 @@ mod tests {
             size: 1500,
             sent_at: SimTime(seq),
             ecn: Ecn::NotEct,
-            payload: Payload::Data { seq, retransmission: false, cwr: false },
+            payload: Payload::Data { seq: seq.into(), retransmission: false, cwr: false },
         }
     }
     fn ack_of(p: &Packet) -> (u64, Vec<(u64, u64)>) {
         match p.payload {
-            Payload::Ack { cum_ack, .. } => (cum_ack, p.payload.sack_blocks().map(|r| (r.start, r.end)).collect()),
+            Payload::Ack { cum_ack, .. } => (cum_ack.get(), p.payload.sack_blocks().map(|r| (r.start, r.end)).collect()),
             _ => panic!("not an ACK"),
         }
     }

@@ -217,6 +217,7 @@ impl Sender {
         let Payload::Ack { cum_ack, echo_retransmission, ece, .. } = ack.payload else {
             return;
         };
+        let cum_ack = cum_ack.get();
         let echo = ack.sent_at;
         let prior_in_flight = self.sb.in_flight();
         let prior_lost = self.sb.lost_total;
@@ -514,7 +515,7 @@ impl Sender {
             size: self.cfg.packet_size,
             sent_at: now,
             ecn,
-            payload: Payload::Data { seq, retransmission, cwr },
+            payload: Payload::Data { seq: seq.into(), retransmission, cwr },
         });
     }
 }

@@ -59,7 +59,7 @@ fn feed(s: &mut Sender, now: SimTime, a: Packet) -> Vec<(u64, bool)> {
 fn emitted(out: &[Packet]) -> Vec<(u64, bool)> {
     out.iter()
         .map(|p| match p.payload {
-            Payload::Data { seq, retransmission, .. } => (seq, retransmission),
+            Payload::Data { seq, retransmission, .. } => (seq.get(), retransmission),
             _ => panic!("sender emitted an ACK"),
         })
         .collect()
@@ -470,7 +470,7 @@ fn a_receiver_echoes_ce_until_it_sees_cwr() {
         size: 1500,
         sent_at: SimTime(0),
         ecn,
-        payload: Payload::Data { seq, retransmission: false, cwr },
+        payload: Payload::Data { seq: seq.into(), retransmission: false, cwr },
     };
     let ece = |out: &[Packet]| match out.last().unwrap().payload {
         Payload::Ack { ece, .. } => ece,
