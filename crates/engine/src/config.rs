@@ -362,6 +362,10 @@ pub struct FlowConfig {
     pub recovery: Recovery,
     #[serde(default)]
     pub delayed_ack: bool,
+    /// With delayed ACKs, acknowledge this many first in-order segments at once (Linux's quick-ACK mode
+    /// at a connection's start, up to 16; `tcp/receiver.rs`). 0: none (ns-2's DelAck, the default).
+    #[serde(default)]
+    pub quick_acks: u32,
     #[serde(default = "default_initial_cwnd")]
     pub initial_cwnd: u32,
     #[serde(default = "default_rto_min")]

@@ -268,7 +268,7 @@ impl Simulation {
             let sender = with_pacing(sender, f.pacing.as_ref(), SimRng::new(cfg.run.seed, STREAM_FIRST_PACING + i as u64));
             flows.push(Flow {
                 sender,
-                receiver: Receiver::new(i as u32, cfg.ack_size, f.delayed_ack),
+                receiver: Receiver::new(i as u32, cfg.ack_size, f.delayed_ack).with_quick_acks(f.quick_acks),
                 sender_timer: None,
                 receiver_timer: None,
                 life: Life::new(f.size_bytes, stop, cfg.payload_size()),
