@@ -537,6 +537,9 @@ class FlowSpec(_Table):
     # (a hole is lost once the highest SACK lies 4 or more above it).
     recovery: Literal["sack", "newreno", "linux-2.6"] = "sack"
     delayed_ack: bool = False
+    # With delayed ACKs, acknowledge the first N in-order segments at once, as Linux's receiver does at a
+    # connection's start (quick-ACK mode, at most 16). 0: none, ns-2's DelAck.
+    quick_acks: Annotated[int, Field(ge=0, le=1_000_000)] = 0
     initial_cwnd: Annotated[int, Field(ge=1, le=MAX_INITIAL_CWND)] = 2   # packets
     rto_min: Duration = 200 * MS
     rwnd: Annotated[int, Field(ge=1, le=U64_MAX)] = 1_000_000_000  # packets; large enough never to limit
@@ -605,6 +608,7 @@ class FlowSpec(_Table):
             "stop_ns": self.stop,
             "recovery": self.recovery,
             "delayed_ack": self.delayed_ack,
+            **({"quick_acks": self.quick_acks} if self.quick_acks else {}),
             "initial_cwnd": self.initial_cwnd,
             "rto_min_ns": self.rto_min,
             "rwnd_packets": self.rwnd,
