@@ -14,11 +14,12 @@
 //!   samples, exceeds delay_min + clamp(delay_min / 8, 4 ms, 16 ms): a queue is building.
 //!
 //! Both only while cwnd >= low_window (16 packets). Constants and rules are those of the `tcp_cubic.c`
-//! of Linux 6.x (the form since the 2020 rework: a µs clock, `hystart_ack_delta_us`, delay_min / 8,
-//! the round restarted inside the update, the round's minimum kept over all its samples), which is the
-//! kernel of the live testbed (6.18, docs/live.md). Differences from 2.6.29-5.x, not modelled: a 1 ms
-//! clock, delay_min / 16 for the delay threshold, the minimum over the round's first 8 samples only, and
-//! no ACK-train cushion.
+//! of Linux 6.x (read from a 6.x tree; the live testbed runs 6.18, docs/live.md): a µs clock,
+//! `hystart_ack_delta_us`, delay_min / 8, the round's minimum kept over all its samples, the round
+//! restarted inside `hystart_update` before the low-window test. 5.10's file has the same constants,
+//! threshold and cushion. The 3.x form differs and is not modelled: a 1 ms clock, delay_min / 16 for the
+//! delay threshold, the minimum over the round's first 8 samples only, the round restarted in
+//! `cong_avoid`, and no ACK-train cushion.
 //!
 //! The cushion: Linux >= 5.7 adds `hystart_ack_delay` to delay_min before halving it, the time four
 //! 64 KB GSO packets take at the pacing rate (2 x cwnd / srtt in slow start), capped at 1 ms; the cap
