@@ -191,3 +191,33 @@ def test_a_drawn_rate_reaches_the_engine_config():
                                reverse={"rate": "64kbps"})).to_engine_config()["bottleneck"]
     assert b["models"]["rate_model"] == {"drawn": {"rate_bps": {"uniform": [100_000, 384_000]}}}
     assert "drawn" in problem(dumbbell(rate={"drawn": {"uniform": ["1kbps"]}}, reverse={"rate": "64kbps"}))
+
+
+@pytest.mark.usefixtures("no_engine")
+def test_a_bearer_rate_reaches_the_engine_config_and_its_errors_name_the_key():
+    bearer = {"rates": ["64kbps", "128kbps", "384kbps"], "up_queue": "3KB", "up_delay": "1s", "idle": "2500ms"}
+    b = load_scenario(dumbbell(rate={"bearer": bearer}, delay="200ms", reverse={"rate": "64kbps"})).to_engine_config()["bottleneck"]
+    assert b["models"]["rate_model"] == {"bearer": {"rates_bps": [64_000, 128_000, 384_000], "up_queue_bytes": 3000,
+                                                    "up_delay_ns": 1_000_000_000, "idle_ns": 2_500_000_000}}
+    # A 'bdp' queue refers to the top rate: 384 kbit/s x 400 ms = 153,600 bit = 12.8 packets, rounded to 13.
+    assert b["queue"]["limit_packets"] == 13
+    assert "rates.1" in problem(dumbbell(rate={"bearer": {**bearer, "rates": ["64kbps", "64kbps"]}},
+                                         reverse={"rate": "64kbps"}))
+    assert "no 'idle'" in problem(dumbbell(rate={"bearer": {k: v for k, v in bearer.items() if k != "idle"}},
+                                           reverse={"rate": "64kbps"}))
+    assert "up_delay" in problem(dumbbell(rate={"bearer": {**bearer, "up_delay": "1"}}, reverse={"rate": "64kbps"}))
+
+
+def test_a_bearer_serves_more_when_more_flows_ask():
+    # 1, 2 and 4 Mbit/s, one step up 500 ms after more than 6 KB (4 packets) wait, back after 1 s idle;
+    # receivers' windows of 4 packets. One flow never leaves more than 3 packets waiting: it stays on
+    # 1 Mbit/s. Four flows (16 packets) make it step up to 4 Mbit/s and get more than the middle rate.
+    bearer = {"rates": ["1Mbps", "2Mbps", "4Mbps"], "up_queue": "6KB", "up_delay": "500ms", "idle": "1s"}
+    raw = dumbbell(rate={"bearer": bearer}, queue={"discipline": "droptail", "size": "60"}, reverse={"rate": "20Mbps"})
+    raw["flows"] = [{"cc": "newreno", "access_delay": "1ms", "rwnd": 4, "count": 1}]
+    one = cclab.run(raw)
+    raw["flows"][0]["count"] = 4
+    four = cclab.run(raw)
+    assert one.flows["goodput_bps"].sum() <= 1_000_000
+    assert four.flows["goodput_bps"].sum() > 2_000_000
+    assert one.summary["links"][0]["rate_bps"] == 4_000_000

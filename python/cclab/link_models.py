@@ -7,6 +7,8 @@ delays, bursty loss and link-layer ARQ. Each parser turns the TOML value into a 
     rate  = { trace = "UMTS.down", mean = "384kbps" }   Mahimahi trace (scaled to a mean rate if given)
     rate  = { at = ["0s", "20s"], value = ["10Mbps", "2Mbps"] }    piecewise constant (0bps: outage)
     rate  = { drawn = { uniform = ["100kbps", "384kbps"] } }       constant in a run, drawn from its seed
+    rate  = { bearer = { rates = ["64kbps", "128kbps", "384kbps"], up_queue = "3KB", up_delay = "1s", idle = "3s" } }
+                                      a rate that follows the demand (UMTS channel switching, net/bearer.rs)
     delay = "10ms"  or  { at = ["0s", "250s"], value = ["50ms", "100ms"] }   (packets on the wire keep theirs)
     loss  = { model = "gilbert-elliott", p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_bad = 0.5 }
     arq   = { loss_rate = 0.1, retry_delay = "80ms", max_attempts = 4 }     (or loss = { ... } inside)
@@ -23,13 +25,15 @@ from pathlib import Path
 from typing import Any
 
 from .errors import BadValue
-from .units import parse_duration, parse_rate
+from .units import parse_byte_size, parse_duration, parse_rate
 
 # The folder relative trace paths are read from: the scenario file's, while it is being loaded.
 scenario_dir: ContextVar[Path | None] = ContextVar("scenario_dir", default=None)
 
-RATE_ACCEPTED = ('a rate ("10Mbps"), { trace = "FILE", mean = "1Mbps" } or '
-                 '{ at = ["0s", "10s"], value = ["10Mbps", "2Mbps"] }')
+RATE_ACCEPTED = ('a rate ("10Mbps"), { trace = "FILE", mean = "1Mbps" }, '
+                 '{ at = ["0s", "10s"], value = ["10Mbps", "2Mbps"] }, { drawn = {...} } or { bearer = {...} }')
+BEARER_ACCEPTED = ('{ bearer = { rates = ["64kbps", "128kbps", "384kbps"], up_queue = "3KB", up_delay = "1s", '
+                   'idle = "3s" } }')
 DELAY_ACCEPTED = 'a duration ("10ms") or { at = ["0s", "250s"], value = ["50ms", "100ms"] }'
 
 
@@ -84,6 +88,56 @@ class DrawnRate:
 
 
 @dataclass(frozen=True)
+class BearerRate:
+    """A rate that follows the demand (engine `net/bearer.rs`, UMTS R99 dedicated-channel switching): it starts
+    on the lowest of `rates_bps`, steps up one rate `up_delay_ns` after an arrival leaves more than
+    `up_queue_bytes` waiting, and falls back to the lowest after `idle_ns` with nothing to send."""
+
+    rates_bps: tuple[int, ...]        # increasing
+    up_queue_bytes: int
+    up_delay_ns: int
+    idle_ns: int
+
+    @property
+    def peak_bps(self) -> int:
+        return self.rates_bps[-1]
+
+    def engine(self) -> dict:
+        return {"bearer": {"rates_bps": list(self.rates_bps), "up_queue_bytes": self.up_queue_bytes,
+                           "up_delay_ns": self.up_delay_ns, "idle_ns": self.idle_ns}}
+
+
+def _parse_bearer(value: Any) -> BearerRate:
+    keys = {"rates", "up_queue", "up_delay", "idle"}
+    if not isinstance(value, dict) or set(value) != keys:
+        missing = sorted(keys - set(value)) if isinstance(value, dict) else []
+        unknown = sorted(set(value) - keys) if isinstance(value, dict) else []
+        what = f"unknown key {unknown[0]!r}" if unknown else f"no {missing[0]!r}" if missing else "not a table"
+        raise BadValue(f"the bearer has {what}", BEARER_ACCEPTED)
+    rates = value["rates"]
+    if not isinstance(rates, list) or not rates:
+        raise BadValue("the bearer's rates are not a list", 'lowest first, e.g. ["64kbps", "384kbps"]',
+                       subpath=("rates",))
+    parsed = []
+    for index, item in enumerate(rates):
+        try:
+            rate = parse_rate(item)
+        except BadValue as exc:
+            raise BadValue(exc.message, exc.accepted, subpath=("rates", index)) from None
+        if rate <= 0 or (parsed and rate <= parsed[-1]):
+            raise BadValue(f"{item!r} is not above the rate before it", "positive rates, lowest first",
+                           subpath=("rates", index))
+        parsed.append(rate)
+    fields = {}
+    for key, parse in (("up_queue", parse_byte_size), ("up_delay", parse_duration), ("idle", parse_duration)):
+        try:
+            fields[key] = parse(value[key])
+        except BadValue as exc:
+            raise BadValue(exc.message, exc.accepted, subpath=(key,)) from None
+    return BearerRate(tuple(parsed), fields["up_queue"], fields["up_delay"], fields["idle"])
+
+
+@dataclass(frozen=True)
 class RateSchedule:
     at_ns: tuple[int, ...]
     rate_bps: tuple[int, ...]
@@ -92,14 +146,21 @@ class RateSchedule:
         return {"schedule": {"at_ns": list(self.at_ns), "rate_bps": list(self.rate_bps)}}
 
 
-def parse_link_rate(value: Any) -> "int | TraceRate | RateSchedule | DrawnRate":
-    if isinstance(value, (TraceRate, RateSchedule, DrawnRate)):
+def parse_link_rate(value: Any) -> "int | TraceRate | RateSchedule | DrawnRate | BearerRate":
+    if isinstance(value, (TraceRate, RateSchedule, DrawnRate, BearerRate)):
         return value
     if not isinstance(value, dict):
         rate = parse_rate(value)
         if rate <= 0:
             raise BadValue(f"{value!r} is no rate", "a positive rate")
         return rate
+    if "bearer" in value:
+        if set(value) != {"bearer"}:
+            raise BadValue("a bearer rate has one key", BEARER_ACCEPTED)
+        try:
+            return _parse_bearer(value["bearer"])
+        except BadValue as exc:
+            raise BadValue(exc.message, exc.accepted, subpath=("bearer", *exc.subpath)) from None
     if "drawn" in value:
         if set(value) != {"drawn"}:
             raise BadValue("a drawn rate has one key", '{ drawn = { uniform = ["100kbps", "384kbps"] } }')

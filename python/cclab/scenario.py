@@ -23,7 +23,7 @@ from .engine import algorithm_names, canonical_algorithm, queue_names, queue_par
 from .distributions import Drawn, parse_distribution
 from .errors import BadValue, ScenarioError, scenario_error_from_validation
 from .overrides import apply_overrides
-from .link_models import (Arq, DelaySchedule, DrawnRate, Outages, RateSchedule, TraceRate, apply_profile, parse_arq,
+from .link_models import (Arq, BearerRate, DelaySchedule, DrawnRate, Outages, RateSchedule, TraceRate, apply_profile, parse_arq,
                           parse_link_delay, parse_link_rate, parse_loss_model, parse_outages, scenario_dir)
 from .units import QueueSize, parse_byte_size, parse_duration, parse_queue_size, parse_rate
 
@@ -164,6 +164,8 @@ class OneWayLink:
             return self.rate.rate_bps[0]
         if isinstance(self.rate, DrawnRate):
             return max(1, round(self.rate.mean_bps))
+        if isinstance(self.rate, BearerRate):
+            return self.rate.peak_bps
         if isinstance(self.rate, TraceRate):
             raise BadValue("a 'bdp' size needs a rate, and this link's rate follows a trace",
                            "a size in packets or bytes", subpath=(*where, "queue", "size"))
@@ -361,6 +363,8 @@ class NetworkSpec(_Table):
         rate = self.bottleneck.rate
         if isinstance(rate, RateSchedule):
             return 10 * max(rate.rate_bps)
+        if isinstance(rate, BearerRate):
+            return 10 * rate.peak_bps
         if isinstance(rate, (TraceRate, DrawnRate)):
             return 10**9
         return 10 * rate
@@ -533,6 +537,9 @@ class FlowSpec(_Table):
     # (a hole is lost once the highest SACK lies 4 or more above it).
     recovery: Literal["sack", "newreno", "linux-2.6"] = "sack"
     delayed_ack: bool = False
+    # With delayed ACKs, acknowledge the first N in-order segments at once, as Linux's receiver does at a
+    # connection's start (quick-ACK mode, at most 16). 0: none, ns-2's DelAck.
+    quick_acks: Annotated[int, Field(ge=0, le=1_000_000)] = 0
     initial_cwnd: Annotated[int, Field(ge=1, le=MAX_INITIAL_CWND)] = 2   # packets
     rto_min: Duration = 200 * MS
     rwnd: Annotated[int, Field(ge=1, le=U64_MAX)] = 1_000_000_000  # packets; large enough never to limit
@@ -601,6 +608,7 @@ class FlowSpec(_Table):
             "stop_ns": self.stop,
             "recovery": self.recovery,
             "delayed_ack": self.delayed_ack,
+            **({"quick_acks": self.quick_acks} if self.quick_acks else {}),
             "initial_cwnd": self.initial_cwnd,
             "rto_min_ns": self.rto_min,
             "rwnd_packets": self.rwnd,

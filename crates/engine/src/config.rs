@@ -142,6 +142,10 @@ pub enum RateModelConfig {
     /// Constant for the run, drawn once (bit/s, at least 1) from the link's own random stream: conditions
     /// that differ from run to run and stay put within one (seed 002's tests on different days and hours).
     Drawn { rate_bps: Distribution },
+    /// A rate that follows the demand (`net/bearer.rs`, UMTS dedicated-channel rate switching): starts on
+    /// `rates_bps[0]`, steps up one rate `up_delay_ns` after an arrival leaves more than `up_queue_bytes`
+    /// waiting, falls back to the lowest after `idle_ns` with nothing to send.
+    Bearer { rates_bps: Vec<u64>, up_queue_bytes: u64, up_delay_ns: u64, idle_ns: u64 },
 }
 
 fn default_bytes_per_opportunity() -> u32 {
@@ -234,6 +238,16 @@ impl LinkModelsConfig {
         }
         if let Some(RateModelConfig::Drawn { rate_bps }) = &self.rate_model {
             rate_bps.validate().map_err(|m| err(format!("{field}.rate"), m))?;
+        }
+        if let Some(RateModelConfig::Bearer { rates_bps, up_queue_bytes, up_delay_ns, idle_ns }) = &self.rate_model {
+            crate::net::bearer::BearerParams {
+                rates_bps: rates_bps.clone(),
+                up_queue_bytes: *up_queue_bytes,
+                up_delay: crate::time::SimDuration(*up_delay_ns),
+                idle: crate::time::SimDuration(*idle_ns),
+            }
+            .validate()
+            .map_err(|m| err(format!("{field}.rate.bearer"), m))?;
         }
         // Zero reached MahimahiTrace's assertion, a panic (found by tests/config_fuzz.rs).
         if let Some(RateModelConfig::Trace { bytes_per_opportunity: 0, .. }) = &self.rate_model {
@@ -348,6 +362,10 @@ pub struct FlowConfig {
     pub recovery: Recovery,
     #[serde(default)]
     pub delayed_ack: bool,
+    /// With delayed ACKs, acknowledge this many first in-order segments at once (Linux's quick-ACK mode
+    /// at a connection's start, up to 16; `tcp/receiver.rs`). 0: none (ns-2's DelAck, the default).
+    #[serde(default)]
+    pub quick_acks: u32,
     #[serde(default = "default_initial_cwnd")]
     pub initial_cwnd: u32,
     #[serde(default = "default_rto_min")]

@@ -10,6 +10,7 @@
 use crate::cc::{registry, FlowContext};
 use crate::config::{err, BurstPacingConfig, ConfigError, RateModelConfig, ScenarioConfig};
 use crate::net::arq::Arq;
+use crate::net::bearer::{Bearer, BearerParams};
 use crate::net::capacity::{Capacity, MahimahiTrace, RateSchedule};
 use crate::net::delay::{Delay, DelaySchedule};
 use crate::event::{Event, EventQueue};
@@ -269,7 +270,7 @@ impl Simulation {
             let sender = with_pacing(sender, f.pacing.as_ref(), SimRng::new(cfg.run.seed, STREAM_FIRST_PACING + i as u64));
             flows.push(Flow {
                 sender,
-                receiver: Receiver::new(i as u32, cfg.ack_size, f.delayed_ack),
+                receiver: Receiver::new(i as u32, cfg.ack_size, f.delayed_ack).with_quick_acks(f.quick_acks),
                 sender_timer: None,
                 receiver_timer: None,
                 life: Life::new(f.size_bytes, stop, cfg.payload_size()),
@@ -1143,6 +1144,15 @@ fn build_link(id: usize, plan: &LinkPlan, hand_off: bool, cfg: &ScenarioConfig) 
         Some(RateModelConfig::Drawn { rate_bps }) => {
             let drawn = rate_bps.draw(&mut stream(STREAM_FIRST_DRAWN_RATE)).max(1);
             Some(Capacity::Schedule(RateSchedule::new(vec![(SimTime::ZERO, Rate::from_bps(drawn))]).expect("one step at 0")))
+        }
+        Some(RateModelConfig::Bearer { rates_bps, up_queue_bytes, up_delay_ns, idle_ns }) => {
+            let params = BearerParams {
+                rates_bps: rates_bps.clone(),
+                up_queue_bytes: *up_queue_bytes,
+                up_delay: SimDuration(*up_delay_ns),
+                idle: SimDuration(*idle_ns),
+            };
+            Some(Capacity::Bearer(Bearer::new(params).map_err(|m| err(link_field(cfg, id, "rate.bearer"), m))?))
         }
     };
     let rate_bps = capacity.as_ref().map_or(plan.rate_bps, |c| c.mean_rate_bps());

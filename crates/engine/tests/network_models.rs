@@ -234,3 +234,31 @@ fn a_drawn_rate_is_constant_within_a_run_and_varies_between_seeds() {
     rates.dedup();
     assert_eq!(rates.len(), 8, "{rates:?}");
 }
+
+#[test]
+fn a_bearer_gives_more_capacity_to_more_demand() {
+    // A bearer of 1, 2 and 4 Mbit/s that steps up 500 ms after more than 6000 bytes (4 packets) wait and
+    // falls back after 1 s idle. Flows limited to 4 packets each by the receiver's window, base RTT
+    // 2 x (20 + 1 + 1) = 44 ms (plus serialisation).
+    // - One flow: at most 4 packets in the router, one on the wire and 3 (4500 bytes) waiting, never over
+    //   the threshold, so the bearer stays at 1 Mbit/s and the flow gets at most that.
+    // - Four flows: 16 packets, 15 waiting at 1 Mbit/s: the bearer steps up to 2, then 4 Mbit/s (16 x
+    //   12 kbit / 44 ms = 4.4 Mbit/s of demand keeps more than 4 waiting), and the four flows together
+    //   get more than the 2 Mbit/s of the middle rate.
+    let models = json!({"rate_model": {"bearer": {"rates_bps": [1_000_000u64, 2_000_000u64, 4_000_000u64],
+                        "up_queue_bytes": 6000, "up_delay_ns": 500 * MS, "idle_ns": S}}});
+    let goodput = |n: usize| {
+        let mut cfg = dumbbell(n, json!({"discipline": "droptail", "limit_packets": 67}),
+                               json!({"rate_bps": 0, "reverse_rate_bps": 20_000_000u64, "models": models.clone()}));
+        for f in cfg["flows"].as_array_mut().unwrap() {
+            f["rwnd_packets"] = json!(4);
+        }
+        let (s, _) = run(&cfg);
+        assert_eq!(s["links"][0]["rate_bps"].as_u64(), Some(4_000_000), "the link reports its top rate");
+        s["flows"].as_array().unwrap().iter().map(|f| f["goodput_bps"].as_f64().unwrap()).sum::<f64>()
+    };
+    let one = goodput(1);
+    let four = goodput(4);
+    assert!(one <= 1_000_000.0, "one flow: {one}");
+    assert!(four > 2_000_000.0, "four flows: {four}");
+}

@@ -7,9 +7,11 @@ all starting together, for the run's duration (or, if every flow is a transfer o
 
 So that the two run the same TCP as far as the scenario allows, the simulation is given Linux's defaults
 where the scenario does not set them itself: initial window 10 (RFC 6928; the engine's default 2 is
-ns-2's) and delayed ACKs (Linux's receiver ACKs every second segment), sampled every 10 ms. What still
-differs, and why, is in docs/live.md: the payload per packet (1448 bytes with timestamps, against 1460),
-Linux's PRR and HyStart, its pacing of every flow, and the delay line's jitter.
+ns-2's), delayed ACKs (Linux's receiver ACKs every second segment) with Linux's quick ACKs of the first
+segments (up to TCP_MAX_QUICKACKS = 16), and for CUBIC the `linux-6` variant, whose HyStart the kernel
+runs by default (the engine's default `linux` has it off); sampled every 10 ms. What still differs, and
+why, is in docs/live.md: the payload per packet (1448 bytes with timestamps, against 1460), Linux's PRR,
+its pacing of every flow, and the delay line's jitter.
 """
 
 from __future__ import annotations
@@ -30,6 +32,22 @@ from .testbed import RECEIVER_ADDRESS, Testbed, TestbedConfig
 
 SIMULATION_SAMPLE_INTERVAL = "10ms"
 LINUX_INITIAL_CWND = 10
+LINUX_CUBIC_VARIANT = "linux-6"
+# Linux's receiver ACKs the first min(rcv_wnd / (2 rcv_mss), 16) segments at once (quick-ACK mode); the
+# cap, TCP_MAX_QUICKACKS. Only the first matters for the RTT estimators (docs/live.md: 2 and 16 give the
+# same runs on the CUBIC cells).
+LINUX_QUICK_ACKS = 16
+
+
+def _inline_table(table: dict) -> str:
+    """{'name': 'cubic', 'beta': 0.8} -> '{ name = "cubic", beta = 0.8 }' for a --set value (scalars only)."""
+    def literal(value) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, (int, float)):
+            return repr(value)
+        return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return "{ " + ", ".join(f"{key} = {literal(value)}" for key, value in table.items()) + " }"
 
 
 @dataclass(frozen=True)
@@ -92,16 +110,28 @@ def plan(path: Path, overrides: Sequence[str] = (), name: str = "cclab", sample_
 
 
 def _linux_overrides(path: Path, overrides: Sequence[str]) -> tuple[str, ...]:
-    """--set overrides giving each [[flows]] entry Linux's initial window and delayed ACKs, unless the
-    scenario (or the user's --set) already chose them, and a 10 ms sampling interval."""
+    """--set overrides giving each [[flows]] entry Linux's initial window and delayed ACKs with its quick
+    ACKs at the start, unless the scenario (or the user's --set) already chose them, CUBIC's `linux-6`
+    variant (HyStart on, as the kernel runs it) where the flow's CUBIC names no variant and no `hystart`,
+    and a 10 ms sampling interval."""
+    from ..scenario import load_scenario
+
     raw = read_toml(path)
     chosen = " ".join(overrides)
+    resolved = load_scenario(path, overrides).to_engine_config()["flows"]
     extra = []
     for i, entry in enumerate(raw.get("flows") or []):
         if "initial_cwnd" not in entry and f"flows.{i}.initial_cwnd" not in chosen:
             extra.append(f"flows.{i}.initial_cwnd={LINUX_INITIAL_CWND}")
+        delayed = resolved[i].get("delayed_ack", False)
         if "delayed_ack" not in entry and f"flows.{i}.delayed_ack" not in chosen:
             extra.append(f"flows.{i}.delayed_ack=true")
+            delayed = True
+        if delayed and "quick_acks" not in entry and f"flows.{i}.quick_acks" not in chosen:
+            extra.append(f"flows.{i}.quick_acks={LINUX_QUICK_ACKS}")
+        cc = resolved[i]["cc"]
+        if cc["name"] == "cubic" and "variant" not in cc and "hystart" not in cc:
+            extra.append(f"flows.{i}.cc={_inline_table({**cc, 'variant': LINUX_CUBIC_VARIANT})}")
     if "run.sample_interval" not in chosen:
         extra.append(f"run.sample_interval={SIMULATION_SAMPLE_INTERVAL}")
     return tuple(extra)

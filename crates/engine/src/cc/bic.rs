@@ -19,6 +19,27 @@
 //!   up to HZ/32 while cwnd is unchanged, ACK counting scaled by the delayed-ACK ratio estimator.
 //! - `paper`: the INFOCOM 2004 pseudo-code: b = 2, S_max = 32, S_min = 0.01, beta = 1 - 0.125, real-valued
 //!   steps, ns-2 TCP-SACK slow start and one step per ACK.
+//! - `paper-real`: `paper` with the pseudo-code's real-valued window (`real_window`, below).
+//!
+//! The window, whole or real. The engine's windows are whole packets (`Window`, Linux `snd_cwnd`), and
+//! both Linux and the `paper` variant turn a step of less than a packet per RTT into `cnt`, ACKs per +1
+//! packet, with the step evaluated at the whole window. Near W_max that differs from the paper, whose
+//! pseudo-code adds bic_inc / cwnd to a real-valued cwnd on every ACK (ns-2's `cwnd_` is a double; the
+//! sender sends floor(cwnd)):
+//! - at cwnd = W_max the paper's step is S_min = 0.01, but the real window is then W_max + 0.0001 after
+//!   one ACK, and the step cwnd - W_max grows with it: about 100 ACKs to reach W_max + S_min, then the
+//!   distance compounds by 1/cwnd per ACK, so W_max + 1 comes after about 5.6 RTTs (the paper's
+//!   "W_max + S_min, + 2 S_min, + 4 S_min, ..." per RTT, compounded per ACK);
+//! - with a whole window the step stays S_min until a whole packet is gained: cnt = cwnd / 0.01, one
+//!   packet per 100 RTTs (14 s at 140 ms), the crawl that seed 003's Fig. 5 shows (docs/reproductions/seed003.md);
+//! - Linux avoids the crawl differently: within b packets of W_max it uses smooth_part (b/20 = 0.2 packet
+//!   per RTT), then (b - 1) / (cwnd - W_max) ACKs per packet, never a real-valued window.
+//! `real_window` (paper rules only) keeps the window and W_max as fixed-point numbers (2^-32 packet, integer
+//! arithmetic, so bit-identical everywhere) and applies the pseudo-code literally: +bic_inc/cwnd per ACK,
+//! +1/cwnd below low_window, cwnd x beta and W_max x (1 + beta)/2 on a loss, cwnd x 0.5 below low_window.
+//! The sender sees floor(window); ssthresh is floor of the reduced window, and the fraction survives fast
+//! recovery (the window after it is the reduced real one, as in the pseudo-code). A timeout or a window
+//! set by the sender's `linux-2.6` recovery drops the fraction.
 
 use super::common::{DelayedAckRatio, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
@@ -72,6 +93,11 @@ pub struct BicConfig {
     /// While cwnd is unchanged, reuse `cnt` for up to this many ms: Linux HZ/32 = 31 jiffies of 1 ms (ns-2
     /// TCP-Linux). null: recompute on every ACK (paper).
     pub cnt_reuse_ms: Option<u64>,
+    /// `paper` rules only: keep a real-valued window (fixed point) and add bic_inc/cwnd per ACK, as the
+    /// pseudo-code does, instead of whole packets counted by `cnt` (see the module comment). false in
+    /// `paper` and `linux`, true in `paper-real`.
+    #[serde(default)]
+    pub real_window: bool,
 }
 
 impl Algorithm for BicConfig {
@@ -82,7 +108,8 @@ impl Algorithm for BicConfig {
         default_variant: "linux",
         variants: &[
             ("linux", "Linux 2.6.22 tcp_bic.c (ns-2.35 TCP-Linux): b 4, max_increment 16, beta 819/1024, smooth_part 20, cnt <= 20 before the first loss, ACK counting with the delayed-ACK ratio"),
-            ("paper", "Xu, Harfoush, Rhee, INFOCOM 2004 pseudo-code: midpoint search (b 2), S_max 32, S_min 0.01, beta 0.875 (β = 0.125 removed), low_window 14"),
+            ("paper", "Xu, Harfoush, Rhee, INFOCOM 2004 pseudo-code: midpoint search (b 2), S_max 32, S_min 0.01, beta 0.875 (β = 0.125 removed), low_window 14; whole-packet window"),
+            ("paper-real", "'paper' with the pseudo-code's real-valued window (bic_inc/cwnd per ACK), so max probing leaves W_max in about 6 RTTs rather than 100"),
         ],
         params: &[
             ParamDoc { name: "rules", doc: "'linux' (2.6.22 integer table) or 'paper' (real-valued step clamped to [s_min, s_max])" },
@@ -97,6 +124,7 @@ impl Algorithm for BicConfig {
             ParamDoc { name: "pre_loss_cnt", doc: "cap on ACKs per +1 packet before the first loss, 0 = none (linux 20, paper 0)" },
             ParamDoc { name: "delayed_ack_ratio", doc: "scale cnt by the measured packets per ACK (linux true, paper false)" },
             ParamDoc { name: "cnt_reuse_ms", doc: "keep cnt this long while cwnd is unchanged, ms; null = every ACK (linux 31, paper null)" },
+            ParamDoc { name: "real_window", doc: "paper rules only: real-valued window, +bic_inc/cwnd per ACK (paper false, paper-real true)" },
         ],
     };
 
@@ -115,6 +143,7 @@ impl Algorithm for BicConfig {
                 pre_loss_cnt: 20,
                 delayed_ack_ratio: true,
                 cnt_reuse_ms: Some(1000 / 32),
+                real_window: false,
             }),
             "paper" => Some(BicConfig {
                 rules: Rules::Paper,
@@ -129,7 +158,9 @@ impl Algorithm for BicConfig {
                 pre_loss_cnt: 0,
                 delayed_ack_ratio: false,
                 cnt_reuse_ms: None,
+                real_window: false,
             }),
+            "paper-real" => Some(BicConfig { real_window: true, ..Self::variant("paper")? }),
             _ => None,
         }
     }
@@ -149,6 +180,9 @@ impl Algorithm for BicConfig {
         }
         if self.smooth_part == 0 {
             return Err(err(format!("{field}.smooth_part"), "must be at least 1"));
+        }
+        if self.real_window && self.rules != Rules::Paper {
+            return Err(err(format!("{field}.real_window"), "needs rules = \"paper\" (Linux keeps a whole-packet window)"));
         }
         Ok(())
     }
@@ -176,6 +210,21 @@ pub struct Bic {
     last_cwnd: u32,
     last_time_ms: u64,
     ack_ratio: DelayedAckRatio,
+    /// `real_window` only: the window's fraction of a packet beyond `win.cwnd`, in 2^-32 packet.
+    frac: u64,
+    /// `real_window` only: W_max in 2^-32 packet (`w_max` then holds its whole part).
+    w_max_fx: u64,
+    /// `real_window` only: the fraction of the window a reduction left, restored at recovery exit.
+    reduced_frac: u64,
+}
+
+/// Fixed-point unit of the real-valued window: 2^32 per packet.
+const FX_SHIFT: u32 = 32;
+const FX_ONE: u64 = 1 << FX_SHIFT;
+
+/// A fraction (beta, S_min) in 2^-32 units, rounded to nearest: exact for 0.875 and 0.5.
+fn to_fx(x: f64) -> u64 {
+    (x * FX_ONE as f64).round() as u64
 }
 
 impl Bic {
@@ -192,6 +241,9 @@ impl Bic {
             last_cwnd: 0,
             last_time_ms: 0,
             ack_ratio: DelayedAckRatio::default(),
+            frac: 0,
+            w_max_fx: 0,
+            reduced_frac: 0,
         }
     }
 
@@ -205,6 +257,55 @@ impl Bic {
         self.last_cwnd = 0;
         self.last_time_ms = 0;
         self.ack_ratio = DelayedAckRatio::default();
+        self.w_max_fx = 0;
+    }
+
+    /// The real-valued window in 2^-32 packet (`real_window`).
+    fn window_fx(&self) -> u64 {
+        ((self.win.cwnd as u64) << FX_SHIFT) + self.frac
+    }
+
+    fn set_window_fx(&mut self, window: u64) {
+        self.win.cwnd = (window >> FX_SHIFT).max(1) as u32;
+        self.frac = window & (FX_ONE - 1);
+    }
+
+    /// The pseudo-code's "acknowledgment for a new packet" on a real-valued window:
+    /// cwnd += 1/cwnd below low_window, else cwnd += bic_inc/cwnd with bic_inc = (W_max - cwnd)/b below
+    /// W_max, (cwnd - W_max)/(b - 1) at or above it, clamped to [S_min, S_max].
+    fn real_increase(&mut self) {
+        let window = self.window_fx();
+        let step = if self.in_low_window(self.win.cwnd) {
+            FX_ONE
+        } else {
+            let (w_max, b) = (self.w_max_fx, self.cfg.b as u64);
+            let step = if window < w_max { (w_max - window) / b } else { (window - w_max) / (b - 1) };
+            step.clamp(to_fx(self.cfg.s_min), (self.cfg.s_max as u64) << FX_SHIFT)
+        };
+        // step / cwnd in 2^-32 units: (step << 32) / window.
+        let increase = ((step as u128) << FX_SHIFT) / window.max(1) as u128;
+        self.set_window_fx(window.saturating_add(increase as u64));
+    }
+
+    /// The pseudo-code's "entering fast recovery" on a real-valued window: returns the reduced real window;
+    /// W_max as `recalc_ssthresh` sets it, but real-valued.
+    fn real_reduction(&mut self) -> u64 {
+        let window = self.window_fx();
+        let scaled = |x: u64, factor: u64| ((x as u128 * factor as u128) >> FX_SHIFT) as u64;
+        if self.in_low_window(self.win.cwnd) {
+            self.loss_cwnd = self.win.cwnd;
+            return window / 2;
+        }
+        let beta = to_fx(self.cfg.beta);
+        self.w_max_fx = if self.cfg.fast_convergence && window < self.w_max_fx {
+            // (2 - β)/2 with β = 1 - beta: (1 + beta)/2.
+            scaled(window, (FX_ONE + beta) / 2)
+        } else {
+            window
+        };
+        self.w_max = (self.w_max_fx >> FX_SHIFT) as u32;
+        self.loss_cwnd = self.win.cwnd;
+        scaled(window, beta)
     }
 
     /// Reno region: the paper's `cwnd < low_window`, Linux's `cwnd <= low_window`.
@@ -329,6 +430,8 @@ impl CongestionControl for Bic {
             Rules::Paper => {
                 if self.win.in_slow_start() {
                     self.win.slow_start(1);
+                } else if self.cfg.real_window {
+                    self.real_increase();
                 } else {
                     self.update(s.now);
                     self.win.additive_increase(self.cnt, 1);
@@ -348,6 +451,17 @@ impl CongestionControl for Bic {
     fn on_congestion_event(&mut self, _e: &CongestionEvent) {
         // Linux 2.6 also returns ssthresh from `min_cwnd` as the rate-halving floor; the RFC 6675 sender
         // sets cwnd = ssthresh at once, which is where that floor would leave it.
+        if self.cfg.real_window {
+            // The reduced real window: ssthresh is its whole part (at least 2), its fraction is kept for
+            // the end of recovery.
+            let reduced = self.real_reduction();
+            let whole = (reduced >> FX_SHIFT) as u32;
+            self.win.reduce_to(whole);
+            self.reduced_frac = if whole >= 2 { reduced & (FX_ONE - 1) } else { 0 };
+            self.frac = self.reduced_frac;
+            self.w_min = self.win.cwnd;
+            return;
+        }
         let ssthresh = self.recalc_ssthresh();
         self.win.reduce_to(ssthresh);
         self.w_min = self.win.cwnd;
@@ -355,18 +469,30 @@ impl CongestionControl for Bic {
 
     fn on_recovery_exit(&mut self, _now: SimTime) {
         self.win.exit_recovery();
+        if self.cfg.real_window {
+            self.frac = self.reduced_frac;
+        }
     }
 
     fn on_timeout(&mut self, _now: SimTime, first_in_episode: bool) {
         // Linux computes ssthresh first, then entering the Loss state resets BIC. The paper does not say what
         // a timeout does; both variants follow Linux.
-        let ssthresh = first_in_episode.then(|| self.recalc_ssthresh());
+        let ssthresh = first_in_episode.then(|| {
+            if self.cfg.real_window {
+                ((self.real_reduction() >> FX_SHIFT) as u32).max(2)
+            } else {
+                self.recalc_ssthresh()
+            }
+        });
         self.reset();
         self.win.timeout(ssthresh);
+        self.frac = 0;
+        self.reduced_frac = 0;
     }
 
     fn set_cwnd(&mut self, cwnd: u32) {
         self.win.set_cwnd(cwnd);
+        self.frac = 0;
     }
 
     fn cwnd(&self) -> u32 {
@@ -377,6 +503,13 @@ impl CongestionControl for Bic {
     }
 
     fn state(&self, out: &mut Vec<StateField>) {
+        let real = |fx: u64| fx as f64 / FX_ONE as f64;
+        if self.cfg.real_window {
+            out.push(("w_max", real(self.w_max_fx)));
+            out.push(("w_min", self.w_min as f64));
+            out.push(("window", real(self.window_fx())));
+            return;
+        }
         out.push(("w_max", self.w_max as f64));
         if self.cfg.rules == Rules::Paper {
             out.push(("w_min", self.w_min as f64));
@@ -640,8 +773,91 @@ mod tests {
         assert_eq!(acks_to_grow(&mut paper), 2);
     }
 
+    /// The real window (`paper-real`) as traced, in packets.
+    fn window(c: &Bic) -> f64 {
+        c.window_fx() as f64 / FX_ONE as f64
+    }
+
+    #[test]
+    fn real_window_reduces_to_real_values_and_keeps_the_fraction_through_recovery() {
+        // Loss at 100.0: W_max = 100, window 100 x 0.875 = 87.5: ssthresh and cwnd 87, the 0.5 kept and
+        // back after recovery. The first ACK adds bic_inc / cwnd = ((100 - 87.5) / 2) / 87.5 = 6.25 / 87.5
+        // = 0.0714285714: 87.5714285714 (fixed point 2^-32 = 2.3e-10 packet).
+        let mut c = bic("paper-real", 100);
+        lose_at(&mut c, 100);
+        assert_eq!((c.cwnd(), c.ssthresh(), c.w_max, window(&c)), (87, 87, 100, 87.5));
+        c.on_ack(&ack_at(0));
+        assert!((window(&c) - 87.571_428_571_4).abs() < 1e-9, "{}", window(&c));
+        // Fast convergence at 90.0 < W_max: W_max = 90 (1 + 0.875) / 2 = 84.375, window 90 x 0.875 = 78.75.
+        c.frac = 0;
+        lose_at(&mut c, 90);
+        assert_eq!((c.cwnd(), c.ssthresh(), c.w_max_fx as f64 / FX_ONE as f64, window(&c)), (78, 78, 84.375, 78.75));
+        // Below low_window (13.5 < 14) a loss halves the real window, 6.75, and leaves W_max alone.
+        c.win.cwnd = 13;
+        c.frac = FX_ONE / 2;
+        c.on_congestion_event(&loss());
+        c.on_recovery_exit(SimTime(0));
+        assert_eq!((c.cwnd(), window(&c), c.w_max_fx as f64 / FX_ONE as f64), (6, 6.75, 84.375));
+    }
+
+    #[test]
+    fn real_window_grows_by_one_over_cwnd_below_low_window() {
+        // From 13.0: +1/13 = 0.0769, then +1/13.0769, ...; the sum passes 1 on the 14th ACK (13 ACKs
+        // give 13 + 0.9647 = 13.9647, 14 give 14.0384), where the whole-packet paper variant takes 13.
+        let mut c = bic("paper-real", 100);
+        grown_to(&mut c, 13);
+        assert_eq!(acks_to_grow(&mut c), 14);
+        assert!((window(&c) - 14.038_413_7).abs() < 1e-6, "{}", window(&c));
+        let mut whole = bic("paper", 100);
+        grown_to(&mut whole, 13);
+        assert_eq!(acks_to_grow(&mut whole), 13);
+    }
+
+    #[test]
+    fn real_window_leaves_w_max_in_about_six_rtts_where_whole_packets_take_a_hundred() {
+        // W_max = 100 and the window exactly 100.0. Max probing, bic_inc = max(cwnd - W_max, S_min) per
+        // RTT, added as bic_inc/cwnd per ACK:
+        // - while cwnd - W_max < S_min = 0.01, each ACK adds 0.01/100 = 0.0001: 100 ACKs to W_max + S_min;
+        // - then the distance d grows by d/cwnd per ACK, x(1 + 1/100.5) on average: from 0.01 to 1 takes
+        //   ln(100) / ln(1 + 1/100.5) = 4.605 / 0.00990 = 465 ACKs.
+        // About 564 ACKs in all (5.6 RTTs of 100 ACKs), which the loop in double precision also gives
+        // (564, at 101.0019). The whole-packet `paper` variant: cnt = 100 / 0.01 = 10000 ACKs (100 RTTs).
+        let mut real = bic("paper-real", 100);
+        lose_at(&mut real, 100);
+        grown_to(&mut real, 100);
+        real.frac = 0;
+        real.on_ack(&ack_at(0));
+        assert!((window(&real) - 100.0001).abs() < 1e-9, "{}", window(&real));
+        let acks = 1 + acks_to_grow(&mut real);
+        assert_eq!(acks, 564);
+        let mut out = Vec::new();
+        real.state(&mut out);
+        assert_eq!(out.iter().map(|f| f.0).collect::<Vec<_>>(), ["w_max", "w_min", "window"]);
+        let mut whole = bic("paper", 100);
+        lose_at(&mut whole, 100);
+        grown_to(&mut whole, 100);
+        assert_eq!(acks_to_grow(&mut whole), 10_000);
+    }
+
+    #[test]
+    fn real_window_timeout_and_sender_writes_drop_the_fraction() {
+        // Window 87.5 after a loss at 100; an RTO: ssthresh = floor(87.5 x 0.875 = 76.5625) = 76, cwnd 1.0.
+        let mut c = bic("paper-real", 100);
+        lose_at(&mut c, 100);
+        c.on_timeout(SimTime(0), true);
+        assert_eq!((c.cwnd(), c.ssthresh(), window(&c), c.w_max_fx), (1, 76, 1.0, 0));
+        // The sender's linux-2.6 recovery writes a whole window.
+        let mut d = bic("paper-real", 100);
+        lose_at(&mut d, 100);
+        d.set_cwnd(50);
+        assert_eq!(window(&d), 50.0);
+    }
+
     #[test]
     fn builds_from_the_registry_with_overrides_and_checks_ranges() {
+        let e = registry::build("cc", &json!({"name": "bic", "real_window": true}), 2).err().unwrap();
+        assert_eq!(e.field, "cc.real_window");
+        assert_eq!(registry::build("cc", &json!({"name": "bic", "variant": "paper-real"}), 2).unwrap().name(), "bic");
         let c = registry::build("cc", &json!({"name": "bic", "variant": "paper", "s_max": 16}), 2).unwrap();
         assert_eq!(c.name(), "bic");
         assert_eq!(registry::build("cc", &json!("bic"), 2).unwrap().name(), "bic");

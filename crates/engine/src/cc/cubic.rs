@@ -12,15 +12,19 @@
 //! - `linux` (default; alias `rfc9438`): Linux >= 4.x: beta 717/1024, C 0.4, fast convergence, Reno-friendly
 //!   estimate with alpha = 3(1 - beta)/(1 + beta) ~ 0.53 packets/RTT (Linux never switches alpha to 1),
 //!   packet counting, cnt >= 2 (target <= 1.5 cwnd as RFC 9438 clamps), cnt <= 20 before the first loss.
-//!   HyStart is not implemented yet.
+//!   HyStart off (as every stored study ran it); `hystart = true` turns it on.
+//! - `linux-6`: `linux` with HyStart on, as Linux 6.x runs CUBIC by default (`hystart.rs`: ACK train and
+//!   delay increase from cwnd 16, delay threshold delay_min/8 clamped to 4-16 ms, a 1 ms ACK-train
+//!   cushion). With HyStart on, `initial_ssthresh` is ignored, as `cubictcp_init` ignores it.
 //! - `linux-2.6.22` (CUBIC v2.1 as shipped in ns-2.35 TCP-Linux; the 2006-2008 studies): beta 819/1024
 //!   (0.8), C 0.4, max_increment 16 packets per 100 ms of RTT in the convex region, cnt = 50 before the
 //!   first loss, Reno estimate with beta_scale 23, ACK counting with the delayed-ACK ratio estimator.
 
 use super::common::{icbrt, Counting, DelayedAckRatio, Window, INFINITE_SSTHRESH};
+use super::hystart::{Detect, HyStart, HyStartParams, SlowStartView};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
 use crate::config::{err, ConfigError};
-use super::{AckSample, CongestionControl, CongestionEvent, StateField};
+use super::{AckSample, CongestionControl, CongestionEvent, FlowContext, StateField};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +57,37 @@ pub struct CubicConfig {
     pub pre_loss_cnt: u32,
     /// Whether `pre_loss_cnt` is imposed (2.6.22) rather than an upper bound (modern).
     pub pre_loss_fixed: bool,
+    /// HyStart (`hystart.rs`): leave slow start on an ACK train or a delay increase, before a loss.
+    /// Off in `linux` and `linux-2.6.22`, on in `linux-6`.
+    #[serde(default)]
+    pub hystart: bool,
+    /// HyStart's signals: "both", "ack-train" or "delay" (Linux `hystart_detect` 3, 1, 2).
+    #[serde(default = "default_hystart_detect")]
+    pub hystart_detect: Detect,
+    /// HyStart acts only from this window on, packets (Linux `hystart_low_window` 16).
+    #[serde(default = "default_hystart_low_window")]
+    pub hystart_low_window: u32,
+    /// Largest gap between two ACKs of one ACK train, µs (Linux `hystart_ack_delta_us` 2000).
+    #[serde(default = "default_hystart_ack_delta_us")]
+    pub hystart_ack_delta_us: u64,
+    /// Cap of the ACK-train cushion for GSO batching, µs (Linux >= 5.7: 1000; 0 = none, earlier kernels).
+    #[serde(default = "default_hystart_ack_delay_max_us")]
+    pub hystart_ack_delay_max_us: u64,
+}
+
+// HyStart's defaults are Linux 6.x's module parameters, in every variant: they matter only with
+// `hystart = true`, and a document that names no HyStart field still deserialises.
+fn default_hystart_detect() -> Detect {
+    Detect::Both
+}
+fn default_hystart_low_window() -> u32 {
+    16
+}
+fn default_hystart_ack_delta_us() -> u64 {
+    2000
+}
+fn default_hystart_ack_delay_max_us() -> u64 {
+    1000
 }
 
 impl Algorithm for CubicConfig {
@@ -62,8 +97,9 @@ impl Algorithm for CubicConfig {
         summary: "CUBIC: window a cubic function of time since the last loss (Ha, Rhee, Xu 2008; RFC 9438)",
         default_variant: "linux",
         variants: &[
-            ("linux", "Linux >= 4.x tcp_cubic.c (RFC 9438 behaviour): beta 0.7, C 0.4, fast convergence, Reno-friendly region; HyStart not implemented"),
+            ("linux", "Linux >= 4.x tcp_cubic.c (RFC 9438 behaviour): beta 0.7, C 0.4, fast convergence, Reno-friendly region; HyStart off"),
             ("rfc9438", "alias of 'linux'"),
+            ("linux-6", "Linux 6.x tcp_cubic.c as the kernel runs it by default: 'linux' with HyStart on (ACK train and delay increase from cwnd 16, delay threshold delay_min/8 in [4, 16] ms, 1 ms ACK-train cushion)"),
             ("linux-2.6.22", "CUBIC v2.1 of Linux 2.6.22 (ns-2.35 TCP-Linux, the 2006-2008 studies): beta 0.8, max_increment 16, cnt 50 before the first loss, ACK counting"),
         ],
         params: &[
@@ -76,6 +112,11 @@ impl Algorithm for CubicConfig {
             ParamDoc { name: "initial_ssthresh", doc: "initial ssthresh in packets, 0 = unlimited" },
             ParamDoc { name: "pre_loss_cnt", doc: "units per +1 packet before the first loss (20 modern, 50 in 2.6.22)" },
             ParamDoc { name: "pre_loss_fixed", doc: "pre_loss_cnt imposed (2.6.22) rather than an upper bound (modern)" },
+            ParamDoc { name: "hystart", doc: "HyStart: leave slow start on an ACK train or a delay increase (false; linux-6 true); initial_ssthresh is then ignored" },
+            ParamDoc { name: "hystart_detect", doc: "HyStart's signals: 'both', 'ack-train' or 'delay' (both)" },
+            ParamDoc { name: "hystart_low_window", doc: "HyStart acts from this window on, packets, >= 1 (16)" },
+            ParamDoc { name: "hystart_ack_delta_us", doc: "largest gap between ACKs of one train, µs, >= 1 (2000)" },
+            ParamDoc { name: "hystart_ack_delay_max_us", doc: "cap of the ACK-train cushion, µs; 0 = none as before Linux 5.7 (1000)" },
         ],
     };
 
@@ -88,6 +129,12 @@ impl Algorithm for CubicConfig {
         }
         if self.pre_loss_cnt == 0 {
             return Err(err(format!("{field}.pre_loss_cnt"), "must be at least 1"));
+        }
+        if self.hystart_low_window == 0 {
+            return Err(err(format!("{field}.hystart_low_window"), "must be at least 1"));
+        }
+        if self.hystart_ack_delta_us == 0 {
+            return Err(err(format!("{field}.hystart_ack_delta_us"), "must be at least 1"));
         }
         Ok(())
     }
@@ -108,7 +155,13 @@ impl Algorithm for CubicConfig {
                 initial_ssthresh: 0,
                 pre_loss_cnt: 20,
                 pre_loss_fixed: false,
+                hystart: false,
+                hystart_detect: default_hystart_detect(),
+                hystart_low_window: default_hystart_low_window(),
+                hystart_ack_delta_us: default_hystart_ack_delta_us(),
+                hystart_ack_delay_max_us: default_hystart_ack_delay_max_us(),
             }),
+            "linux-6" => Some(CubicConfig { hystart: true, ..Self::variant("linux")? }),
             "linux-2.6.22" => Some(CubicConfig {
                 beta: 819.0 / 1024.0,
                 c: 0.4,
@@ -119,6 +172,11 @@ impl Algorithm for CubicConfig {
                 initial_ssthresh: 0,
                 pre_loss_cnt: 50,
                 pre_loss_fixed: true,
+                hystart: false,
+                hystart_detect: default_hystart_detect(),
+                hystart_low_window: default_hystart_low_window(),
+                hystart_ack_delta_us: default_hystart_ack_delta_us(),
+                hystart_ack_delay_max_us: default_hystart_ack_delay_max_us(),
             }),
             _ => None,
         }
@@ -156,13 +214,26 @@ pub struct Cubic {
     tcp_cwnd: u32,
     /// Packets per ACK (2.6.22 only).
     ack_ratio: DelayedAckRatio,
+    /// HyStart's state when `cfg.hystart`.
+    hystart: Option<HyStart>,
+    /// Bytes of a data packet (HyStart's ACK-train cushion), from `attach`.
+    packet_size: u32,
 }
 
 impl Cubic {
     pub fn new(cfg: CubicConfig, initial_cwnd: u32) -> Self {
         let beta_1024 = (cfg.beta * 1024.0).round() as u64;
         let cube_rtt_scale = ((cfg.c * 1024.0).round() as u64).max(1);
-        let ssthresh = if cfg.initial_ssthresh == 0 { INFINITE_SSTHRESH } else { cfg.initial_ssthresh };
+        // Linux `cubictcp_init` applies initial_ssthresh only without HyStart.
+        let ssthresh = if cfg.initial_ssthresh == 0 || cfg.hystart { INFINITE_SSTHRESH } else { cfg.initial_ssthresh };
+        let hystart = cfg.hystart.then(|| {
+            HyStart::new(HyStartParams {
+                detect: cfg.hystart_detect,
+                low_window: cfg.hystart_low_window,
+                ack_delta: SimDuration::from_micros(cfg.hystart_ack_delta_us),
+                ack_delay_max: SimDuration::from_micros(cfg.hystart_ack_delay_max_us),
+            })
+        });
         let mut cubic = Cubic {
             win: Window::new(initial_cwnd, ssthresh),
             beta_1024,
@@ -182,6 +253,8 @@ impl Cubic {
             ack_cnt: 0,
             tcp_cwnd: 0,
             ack_ratio: DelayedAckRatio::default(),
+            hystart,
+            packet_size: 1500,
         };
         cubic.reset();
         cubic
@@ -309,7 +382,24 @@ impl CongestionControl for Cubic {
         // queue built before the reduction).
         let settling = self.epoch_start.is_some_and(|e| s.now.since(e) < DELAY_MIN_SETTLE);
         if let (Some(rtt), false) = (s.rtt, settling) {
-            self.delay_min = Some(self.delay_min.map_or(rtt, |d| d.min(rtt)));
+            let delay_min = self.delay_min.map_or(rtt, |d| d.min(rtt));
+            self.delay_min = Some(delay_min);
+            // Linux `cubictcp_acked`: HyStart sees the sample after delay_min has taken it in.
+            let in_slow_start = match self.cfg.counting {
+                Counting::Acks => self.win.in_slow_start_2_6(),
+                Counting::Packets => self.win.in_slow_start(),
+            };
+            if let (Some(hystart), true) = (&mut self.hystart, in_slow_start) {
+                let view = SlowStartView {
+                    cwnd: self.win.cwnd,
+                    ssthresh: self.win.ssthresh,
+                    delay_min,
+                    packet_size: self.packet_size,
+                };
+                if !hystart.found() && hystart.on_rtt_sample(s, rtt, &view) {
+                    self.win.ssthresh = self.win.cwnd;
+                }
+            }
         }
         if self.cfg.counting == Counting::Acks && !s.in_recovery && s.acked > 0 {
             self.ack_ratio.sample(s.acked);
@@ -352,11 +442,18 @@ impl CongestionControl for Cubic {
         self.win.exit_recovery();
     }
 
-    fn on_timeout(&mut self, _now: SimTime, first_in_episode: bool) {
-        // Linux computes ssthresh first, then entering the Loss state resets all CUBIC state.
+    fn on_timeout(&mut self, now: SimTime, first_in_episode: bool) {
+        // Linux computes ssthresh first, then entering the Loss state resets all CUBIC state and HyStart.
         let ssthresh = first_in_episode.then(|| self.recalc_ssthresh());
         self.reset();
+        if let Some(hystart) = &mut self.hystart {
+            hystart.restart(now);
+        }
         self.win.timeout(ssthresh);
+    }
+
+    fn attach(&mut self, ctx: FlowContext) {
+        self.packet_size = ctx.packet_size;
     }
 
     fn set_cwnd(&mut self, cwnd: u32) {
@@ -376,6 +473,9 @@ impl CongestionControl for Cubic {
         out.push(("origin", self.origin_point as f64));
         out.push(("reno_cwnd", self.tcp_cwnd as f64));
         out.push(("cnt", self.cnt as f64));
+        if let Some(hystart) = &self.hystart {
+            out.push(("hystart_found", f64::from(u8::from(hystart.found()))));
+        }
     }
 }
 
@@ -501,6 +601,96 @@ mod tests {
         assert_eq!(c.delay_min, None);
         c.on_ack_sample(&sample(1500, 70));
         assert_eq!(c.delay_min, Some(SimDuration::from_millis(70)));
+    }
+
+    #[test]
+    fn linux_6_leaves_slow_start_when_hystart_sees_the_delay_rise() {
+        // Slow start from cwnd 10, one packet per ACK, ACKs 3 ms apart (too sparse for an ACK train).
+        // Round 1 starts with the first ACK (snd_una 1 > 0) and ends at seq 40; its twenty 40 ms samples
+        // give delay_min 40 ms and grow cwnd to 30. The ACK for seq 41 starts round 2; its samples are
+        // 50 ms, above 40 + clamp(40/8, 4, 16) = 45 ms. The first 8 (cwnd 30..37 before each) only count;
+        // the 9th, at cwnd 38, ends slow start: ssthresh = 38, and that ACK goes to congestion
+        // avoidance (cnt >= 2), so cwnd stays 38. Without HyStart ('linux') the same ACKs make 39.
+        let run = |variant: &str| {
+            let mut c = Cubic::new(<CubicConfig as Algorithm>::variant(variant).unwrap(), 10);
+            let feed = |c: &mut Cubic, una: u64, ms: u64, rtt_ms: u64| {
+                let s = AckSample {
+                    now: SimTime(ms * 1_000_000),
+                    acked: 1,
+                    rtt: Some(SimDuration::from_millis(rtt_ms)),
+                    srtt: Some(SimDuration::from_millis(rtt_ms)),
+                    cwnd_limited: true,
+                    snd_una: una,
+                    snd_nxt: if una <= 40 { 40 } else { 100 },
+                    ..Default::default()
+                };
+                c.on_ack_sample(&s);
+                c.on_ack(&s);
+            };
+            for una in 1..=20 {
+                feed(&mut c, una, 100 + 3 * una, 40);
+            }
+            assert_eq!(c.cwnd(), 30);
+            for (i, una) in (41..=49).enumerate() {
+                feed(&mut c, una, 200 + 3 * i as u64, 50);
+            }
+            c
+        };
+        let with = run("linux-6");
+        assert_eq!((with.cwnd(), with.ssthresh()), (38, 38));
+        let mut out = Vec::new();
+        with.state(&mut out);
+        assert!(out.contains(&("hystart_found", 1.0)));
+        let without = run("linux");
+        assert_eq!((without.cwnd(), without.ssthresh()), (39, INFINITE_SSTHRESH));
+        // A timeout restarts HyStart: ssthresh 38 * 717 / 1024 = 26.6 -> 26, cwnd 1, found cleared.
+        let mut with = with;
+        with.on_timeout(SimTime(5_000_000_000), true);
+        let mut out = Vec::new();
+        with.state(&mut out);
+        assert_eq!((with.cwnd(), with.ssthresh()), (1, 26));
+        assert!(out.contains(&("hystart_found", 0.0)));
+    }
+
+    #[test]
+    fn hystart_ignores_initial_ssthresh_and_is_off_in_the_stored_variants() {
+        // Linux `cubictcp_init` sets initial_ssthresh only when HyStart is off.
+        let build = |variant: &str, hystart: Option<bool>| {
+            let mut cfg = <CubicConfig as Algorithm>::variant(variant).unwrap();
+            cfg.initial_ssthresh = 50;
+            if let Some(h) = hystart {
+                cfg.hystart = h;
+            }
+            Cubic::new(cfg, 10)
+        };
+        assert_eq!(build("linux-6", None).ssthresh(), INFINITE_SSTHRESH);
+        assert_eq!(build("linux", Some(true)).ssthresh(), INFINITE_SSTHRESH);
+        assert_eq!(build("linux", None).ssthresh(), 50);
+        assert_eq!(build("linux-2.6.22", None).ssthresh(), 50);
+        // No HyStart field is traced without it, so the series of existing runs keep their columns.
+        let mut out = Vec::new();
+        build("linux", None).state(&mut out);
+        assert!(out.iter().all(|f| f.0 != "hystart_found"));
+    }
+
+    #[test]
+    fn hystart_parameters_are_checked_and_documents_without_them_still_build() {
+        use crate::cc::registry;
+        use serde_json::json;
+        let e = registry::build("cc", &json!({"name": "cubic", "hystart_low_window": 0}), 10).err().unwrap();
+        assert_eq!(e.field, "cc.hystart_low_window");
+        let e = registry::build("cc", &json!({"name": "cubic", "hystart_detect": "rtt"}), 10).err().unwrap();
+        assert_eq!(e.field, "cc");
+        let c = registry::build("cc", &json!({"name": "cubic", "hystart": true, "hystart_detect": "ack-train"}), 10);
+        assert_eq!(c.unwrap().name(), "cubic");
+        // A config document written before HyStart existed (no hystart_* keys) deserialises to it off.
+        let old: CubicConfig = serde_json::from_value(json!({
+            "beta": 0.7, "c": 0.4, "fast_convergence": true, "tcp_friendliness": true, "max_increment": 0,
+            "counting": "packets", "initial_ssthresh": 0, "pre_loss_cnt": 20, "pre_loss_fixed": false
+        }))
+        .unwrap();
+        assert!(!old.hystart);
+        assert_eq!((old.hystart_low_window, old.hystart_ack_delta_us), (16, 2000));
     }
 
     #[test]

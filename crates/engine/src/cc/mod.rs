@@ -12,6 +12,7 @@ pub mod cubic;
 pub mod fast;
 pub mod highspeed;
 pub mod htcp;
+pub mod hystart;
 pub mod newreno;
 pub mod registry;
 pub mod scalable;

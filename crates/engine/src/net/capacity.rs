@@ -5,12 +5,15 @@
 //!   semantics read from `src/frontend/link_queue.cc`): a list of instants at which the link may deliver
 //!   a fixed number of bytes.
 //! - `Capacity::Schedule`: a piecewise-constant rate (times and rates), rate 0 meaning an outage.
+//! - `Capacity::Bearer`: a rate that follows the demand, switched as the link's buffer fills and empties
+//!   (`net::bearer`; the link tells it about arrivals).
 //!
 //! The one question a link asks, `transmission_done(start, size)`, must be put in the order in which the
 //! packets are transmitted (non-decreasing `start`). A DropTail link asks it when the packet arrives,
 //! because DropTail only drops on arrival and so the packet's turn at the transmitter is already known:
 //! the start-time fast path of `net::link` works unchanged with any of these models.
 
+use crate::net::bearer::Bearer;
 use crate::time::{Rate, SimDuration, SimTime};
 use std::path::Path;
 use std::sync::Arc;
@@ -29,6 +32,7 @@ pub enum Capacity {
     Constant(Rate),
     Trace(MahimahiTrace),
     Schedule(RateSchedule),
+    Bearer(Bearer),
 }
 
 impl Capacity {
@@ -40,6 +44,7 @@ impl Capacity {
             Capacity::Constant(rate) => start + rate.tx_time(size),
             Capacity::Trace(trace) => trace.transmission_done(start, size),
             Capacity::Schedule(schedule) => schedule.transmission_done(start, size),
+            Capacity::Bearer(bearer) => bearer.transmission_done(start, size),
         }
     }
 
@@ -50,16 +55,19 @@ impl Capacity {
             Capacity::Constant(rate) => constant_bits_between(*rate, t0, t1),
             Capacity::Trace(trace) => trace.bits_between(t0, t1),
             Capacity::Schedule(schedule) => schedule.bits_between(t0, t1),
+            Capacity::Bearer(bearer) => bearer.bits_between(t0, t1),
         }
     }
 
     /// Mean rate in bit/s: the rate itself, a trace's mean over one loop, or a schedule's mean over the
-    /// span it describes (see `RateSchedule::mean_rate_bps`). For reports and for the queue's `LinkInfo`.
+    /// span it describes (see `RateSchedule::mean_rate_bps`), or a bearer's highest rate (its nominal
+    /// one; what it offers depends on the load). For reports and for the queue's `LinkInfo`.
     pub fn mean_rate_bps(&self) -> u64 {
         match self {
             Capacity::Constant(rate) => rate.bits_per_sec,
             Capacity::Trace(trace) => trace.mean_rate_bps(),
             Capacity::Schedule(schedule) => schedule.mean_rate_bps(),
+            Capacity::Bearer(bearer) => bearer.peak_rate_bps(),
         }
     }
 }
@@ -313,6 +321,17 @@ impl RateSchedule {
             t = end;
         }
         unreachable!("the last step holds for ever")
+    }
+
+    /// From `at` on the rate is `rate`: steps at or after `at` are dropped (they had not come into force
+    /// for anything yet), and a step is added unless the rate in force already is `rate`. For models that
+    /// decide their rate as the run goes (`net::bearer`).
+    pub(crate) fn switch_at(&mut self, at: SimTime, rate: Rate) {
+        let keep = self.steps.partition_point(|&(from, _)| from < at);
+        self.steps.truncate(keep);
+        if self.steps.last().is_none_or(|&(_, r)| r != rate) {
+            self.steps.push((at, rate));
+        }
     }
 
     /// Bits offered over [t0, t1), rounded down.

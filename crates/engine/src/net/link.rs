@@ -17,7 +17,8 @@
 //! which saves one event per packet and per direction.
 //!
 //! Models of links that change over time compose with any buffer, each in its own file:
-//! - `capacity`: the transmitter's rate (constant, a Mahimahi trace, a rate schedule);
+//! - `capacity`: the transmitter's rate (constant, a Mahimahi trace, a rate schedule, or a bearer whose
+//!   rate follows the demand, `bearer`, told of every arrival with the bytes waiting);
 //! - `delay`: the propagation delay (constant or a schedule; the wire stays FIFO);
 //! - `loss`: random loss after transmission (Bernoulli, Gilbert-Elliott);
 //! - `arq`: link-layer retransmission with in-order delivery (UMTS RLC acknowledged mode);
@@ -31,6 +32,7 @@
 
 use crate::event::{Event, EventQueue};
 use crate::net::arq::Arq;
+use crate::net::bearer::Bearer;
 use crate::net::capacity::{constant_bits_between, Capacity};
 use crate::net::delay::{Delay, Propagation};
 use crate::net::loss::{LossModel, LossProcess};
@@ -137,6 +139,15 @@ pub enum Buffer {
     Fifo(FifoBuffer),
     Unbounded,
     Scheduled(Box<dyn Queue>),
+}
+
+/// The link's bearer, if its capacity is one (`net::bearer`): told of every arrival.
+#[inline(always)]
+fn bearer_of(models: &mut Option<Box<Models>>) -> Option<&mut Bearer> {
+    match models.as_deref_mut() {
+        Some(Models { capacity: Capacity::Bearer(bearer), .. }) => Some(bearer),
+        _ => None,
+    }
 }
 
 /// The models a link has beyond a constant rate and delay, boxed so that a plain link stays small and
@@ -412,6 +423,15 @@ impl Link {
     /// plain copy of this code never tests for them again.
     #[inline(always)]
     fn join_buffer<const MODELLED: bool>(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue) -> Option<Packet> {
+        if MODELLED {
+            if let Some(bearer) = bearer_of(&mut self.models) {
+                // Idle: a FIFO's transmitter has nothing on the wire or waiting once busy_until is past.
+                let idle = matches!(self.buffer, Buffer::Fifo(_) | Buffer::Unbounded) && self.busy_until <= now;
+                bearer.before_arrival(now, idle.then_some(self.busy_until));
+            }
+        }
+        // Bytes left waiting for the transmitter after this arrival (a bearer's demand).
+        let mut waiting_bytes = 0;
         let start = match &mut self.buffer {
             Buffer::Unbounded => self.busy_until.max(now),
             Buffer::Fifo(f) => {
@@ -421,9 +441,15 @@ impl Link {
                     if f.waiting.len() + 1 >= f.limit_packets || over_bytes {
                         self.counters.drops += 1;
                         self.counters.overflow_drops += 1;
+                        if MODELLED {
+                            if let Some(bearer) = bearer_of(&mut self.models) {
+                                bearer.after_arrival(now, f.waiting_bytes + pkt.size as u64);
+                            }
+                        }
                         return Some(pkt);
                     }
                     f.push(self.busy_until, pkt.size);
+                    waiting_bytes = f.waiting_bytes;
                     self.counters.queue_area += (self.busy_until.0 - now.0) as u128;
                     self.counters.max_queue_packets = self.counters.max_queue_packets.max(f.waiting.len());
                 }
@@ -432,6 +458,9 @@ impl Link {
             Buffer::Scheduled(_) => return self.enqueue_scheduled(now, pkt, events),
         };
         if MODELLED {
+            if let Some(bearer) = bearer_of(&mut self.models) {
+                bearer.after_arrival(now, waiting_bytes);
+            }
             self.transmit_modelled(start, pkt, events);
         } else {
             self.transmit_plain(start, pkt, events);
@@ -447,7 +476,14 @@ impl Link {
         let dt = now.since(self.last_queue_change).0 as u128;
         self.counters.queue_area += queue.len_packets() as u128 * dt;
         self.last_queue_change = now;
+        if let Some(bearer) = bearer_of(&mut self.models) {
+            let idle = self.busy_until <= now && !self.tx_done_pending && queue.is_empty();
+            bearer.before_arrival(now, idle.then_some(self.busy_until));
+        }
         if let Err(dropped) = queue.enqueue(now, pkt) {
+            if let Some(bearer) = bearer_of(&mut self.models) {
+                bearer.after_arrival(now, queue.len_bytes() + dropped.size as u64);
+            }
             return Some(dropped);
         }
         if self.busy_until <= now && !self.tx_done_pending {
@@ -457,6 +493,9 @@ impl Link {
             }
         }
         let Buffer::Scheduled(queue) = &mut self.buffer else { unreachable!() };
+        if let Some(bearer) = bearer_of(&mut self.models) {
+            bearer.after_arrival(now, queue.len_bytes());
+        }
         self.counters.max_queue_packets = self.counters.max_queue_packets.max(queue.len_packets());
         if !queue.is_empty() && !self.tx_done_pending {
             events.schedule(self.busy_until.max(now), Event::LinkTxDone(self.id));
@@ -872,6 +911,54 @@ mod tests {
             let (arrived, _) = feed(&mut l, &offered);
             assert_eq!(arrived, vec![(1_000_000, 0), (2_000_000, 1), (3_500_000, 2), (5_500_000, 3)]);
             assert_eq!(l.capacity_bits_between(SimTime::ZERO, SimTime(4 * MS)), 39_000);
+        }
+    }
+
+    fn bearer_12_24(idle_ms: u64) -> Capacity {
+        // 12 Mbit/s (1 ms per 1500 bytes), then 24 (0.5 ms); up 2 ms after more than 3000 bytes wait.
+        Capacity::Bearer(
+            crate::net::bearer::Bearer::new(crate::net::bearer::BearerParams {
+                rates_bps: vec![12_000_000, 24_000_000],
+                up_queue_bytes: 3000,
+                up_delay: SimDuration::from_millis(2),
+                idle: SimDuration::from_millis(idle_ms),
+            })
+            .unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_bearer_steps_up_when_its_buffer_fills() {
+        // Six 1500-byte packets at 0, no delay. The first goes at once (done 1 ms); the next three wait
+        // 1500, 3000, 4500 bytes: the fourth asks for 24 Mbit/s from 2 ms.
+        // - DropTail as start times fixes each packet's time at its arrival: packet 2 (start 2 ms) was
+        //   given 1 ms at 12 Mbit/s before the request, so 1, 2, 3 ms, then 0.5 ms each: 3.5, 4, 4.5 ms
+        //   (the approximation `net::bearer` states).
+        // - A scheduled DropTail starts each packet when the transmitter frees: 1, 2, then 2.5, 3, 3.5, 4.
+        let expected = [[1_000, 2_000, 3_000, 3_500, 4_000, 4_500], [1_000, 2_000, 2_500, 3_000, 3_500, 4_000]];
+        for (buffer, expected) in droptails(100).into_iter().zip(expected) {
+            let mut l = link(buffer, 0).with_capacity(bearer_12_24(10));
+            let offered: Vec<(u64, Packet)> = (0..6).map(|s| (0, data_packet(s, 1500))).collect();
+            let (arrived, _) = feed(&mut l, &offered);
+            let times: Vec<u64> = arrived.iter().map(|&(t, _)| t / 1000).collect();
+            assert_eq!(times, expected);
+            // The link reports the bearer's top rate as its rate.
+            assert_eq!(l.mean_rate_bps(), 24_000_000);
+        }
+    }
+
+    #[test]
+    fn a_bearer_falls_back_after_its_idle_time() {
+        // As above, then idle from 4.5 (FIFO) or 4 ms (scheduled). With idle 10 ms a packet at 12 ms is
+        // still sent at 24 Mbit/s (done 12.5 ms); one at 30 ms finds the fall back (due at 12.5 + 10 ms) and
+        // takes 1 ms at 12 Mbit/s: 31 ms.
+        for buffer in droptails(100) {
+            let mut l = link(buffer, 0).with_capacity(bearer_12_24(10));
+            let mut offered: Vec<(u64, Packet)> = (0..6).map(|s| (0, data_packet(s, 1500))).collect();
+            offered.push((12 * MS, data_packet(6, 1500)));
+            offered.push((30 * MS, data_packet(7, 1500)));
+            let (arrived, _) = feed(&mut l, &offered);
+            assert_eq!(&arrived[6..], &[(12_500_000, 6), (31 * MS, 7)]);
         }
     }
 

@@ -1,6 +1,7 @@
 //! The network: packets, queues and links, and the models a link can be given (capacity over time,
 //! propagation delay over time, random loss, link-layer ARQ, outages, node processing delay).
 pub mod arq;
+pub mod bearer;
 pub mod capacity;
 pub mod delay;
 pub mod link;

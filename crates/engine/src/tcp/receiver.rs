@@ -4,6 +4,13 @@
 //! once. With them, every second in-order packet is acknowledged, or after 100 ms (ns-2 `DelAck`
 //! interval); out-of-order data and data filling a hole are acknowledged at once (RFC 5681 section 4.2).
 //!
+//! Quick ACKs (an option, `with_quick_acks`): Linux's receiver acknowledges the first segments of a
+//! connection at once even with delayed ACKs (`tcp_event_data_recv` on the first data segment:
+//! `tcp_incr_quickack`, quick = min(rcv_wnd / (2 rcv_mss), TCP_MAX_QUICKACKS = 16), decremented per
+//! segment acknowledged). Only that start is modelled, not the re-arming on out-of-order data. It matters
+//! for delay-based estimators: the first RTT sample then holds no wait for a second segment (CUBIC's
+//! delay_min and HyStart, `cc/hystart.rs`).
+//!
 //! ECN (RFC 3168 section 6.1.3): once a data packet arrives marked CE, every ACK carries ECE until a data
 //! packet with CWR arrives; a CE-marked packet is acknowledged at once, not delayed.
 
@@ -36,6 +43,8 @@ pub struct Receiver {
     received: u64,
     /// ECN echo: set ECE on ACKs (a CE mark seen, CWR not yet).
     ece: bool,
+    /// In-order segments still to be acknowledged at once despite delayed ACKs (quick ACKs).
+    quick_acks_left: u32,
 }
 
 impl Receiver {
@@ -53,7 +62,15 @@ impl Receiver {
             duplicates: 0,
             received: 0,
             ece: false,
+            quick_acks_left: 0,
         }
+    }
+
+    /// Acknowledge the first `segments` in-order data segments at once, as Linux's quick-ACK mode does
+    /// at a connection's start; only meaningful with delayed ACKs.
+    pub fn with_quick_acks(mut self, segments: u32) -> Self {
+        self.quick_acks_left = segments;
+        self
     }
 
     pub fn delivered(&self) -> u64 {
@@ -103,7 +120,11 @@ impl Receiver {
         }
         self.delivered = self.window.rcv_nxt();
 
-        if self.delayed_ack && was_in_order && !congestion_experienced {
+        if self.delayed_ack && was_in_order && !congestion_experienced && self.quick_acks_left > 0 {
+            self.quick_acks_left -= 1;
+            self.echo = (pkt.sent_at, retransmission);
+            self.send_ack(out);
+        } else if self.delayed_ack && was_in_order && !congestion_experienced {
             // RFC 7323 echoes the oldest unacknowledged packet's time stamp when ACKs are delayed.
             if self.unacked == 0 {
                 self.echo = (pkt.sent_at, retransmission);
@@ -244,6 +265,28 @@ mod tests {
         // Out-of-order data is acknowledged at once.
         r.on_data(SimTime(3), &data(5), &mut out);
         assert_eq!(out.len(), 3);
+    }
+
+    #[test]
+    fn quick_acks_acknowledge_the_first_segments_at_once() {
+        // Two quick ACKs: segments 0 and 1 are acknowledged one by one (cum 1, 2) with their own send
+        // times echoed; segment 2 then waits for segment 3, and their ACK (cum 4) echoes segment 2's time.
+        let mut r = Receiver::new(0, 40, true).with_quick_acks(2);
+        let mut out = vec![];
+        r.on_data(SimTime(0), &data(0), &mut out);
+        r.on_data(SimTime(1), &data(1), &mut out);
+        assert_eq!(out.iter().map(|p| (ack_of(p).0, p.sent_at.0)).collect::<Vec<_>>(), [(1, 0), (2, 1)]);
+        r.on_data(SimTime(2), &data(2), &mut out);
+        assert_eq!(out.len(), 2);
+        r.on_data(SimTime(3), &data(3), &mut out);
+        assert_eq!((ack_of(&out[2]).0, out[2].sent_at.0), (4, 2));
+        // Without delayed ACKs the option changes nothing: every segment is acknowledged anyway.
+        let mut plain = Receiver::new(0, 40, false).with_quick_acks(2);
+        let mut out = vec![];
+        for seq in 0..4 {
+            plain.on_data(SimTime(seq), &data(seq), &mut out);
+        }
+        assert_eq!(out.len(), 4);
     }
 
     #[test]
