@@ -256,3 +256,133 @@ def test_write_docs_for_seed001_needs_every_run_stored(tmp_path):
     process = run_cli("reproduce", "seed001", "--write-docs", "--store", str(tmp_path / "empty"), cwd=REPO)
     assert process.returncode == 2
     assert "runs of seed001 are not in the store" in process.stderr
+
+
+# --- seed 003: blocks rendered from the stored full study, pending until it is run ------------------------
+
+SEED003_PAGE = "docs/reproductions/seed003.md"
+SEED003_BLOCKS = ["seed003/source", "seed003/findings-count", "seed003/response", "seed003/findings-response",
+                  "seed003/figure2", "seed003/findings-figure2", "seed003/table3", "seed003/table2",
+                  "seed003/findings-table2-3", "seed003/figure3", "seed003/findings-figure3", "seed003/figure5",
+                  "seed003/findings-figure5", "seed003/utilisation", "seed003/findings-utilisation",
+                  "seed003/figure9", "seed003/findings-figure9", "seed003/sensitivity",
+                  "seed003/findings-sensitivity", "seed003/sensitivity-table3",
+                  "seed003/findings-sensitivity-table3", "seed003/red", "seed003/findings-red",
+                  "seed003/figure10-11", "seed003/findings-figure10-11"]
+HEAVY_LEFT_OUT = [{"experiment": "seed003-response-1e-8", "runs_stored": 0, "runs": 4}]
+
+
+def _seed003_values(values=None, left_out=()):
+    """Values and findings for every experiment, row, cell and metric of seed 003's full study, as
+    write_values_csv and the report's claims.csv give them: each mean 0.5 (sd 0.1, range 0.4-0.6, over the
+    experiment's seeds) unless `values` gives a Value-like tuple (mean, std, low, high, seeds) for it; the
+    paper's value from the experiment file. The experiments in `left_out` have no line, and the source
+    says they were left out (as --write-docs records a heavy part not stored)."""
+    from cclab.experiment import list_experiments, load_experiment
+    rows, findings = [], []
+    for experiment, path in list_experiments().items():
+        if not experiment.startswith("seed003-") or experiment in left_out:
+            continue
+        loaded = load_experiment(path)
+        spec = loaded.spec
+        for metric in spec.metrics:
+            for row in spec.rows:
+                paper = loaded.row_values(row, "paper", metric.name)
+                for c, cell in enumerate(spec.cells):
+                    mean, std, low, high, seeds = (values or {}).get((experiment, row.name, cell.name, metric.name),
+                                                                     (0.5, 0.1, 0.4, 0.6, spec.replications))
+                    rows.append({"experiment": experiment, "row": row.name, "cell": cell.name, "metric": metric.name,
+                                 "mean": str(mean), "std": str(std), "min": str(low), "max": str(high),
+                                 "seeds": str(seeds), "paper": str(paper[c]) if paper and paper[c] >= 0 else "",
+                                 "ns2": "", "verdict": ""})
+        findings += [{"experiment": experiment, "finding": claim.text, "status": "holds", "paper": "p", "cclab": "c",
+                      "difference": "+0", "detail": "d"} for claim in spec.claims]
+    meta = {"cclab_version": "0.1.0+engine.99002c9fa2f8", "runs": 400, "date": "2026-11-24", "how": "a test"}
+    if left_out:
+        meta["left_out"] = [e for e in HEAVY_LEFT_OUT if e["experiment"] in left_out]
+    return Values(rows, "synthetic", meta, findings)
+
+
+def _seed003_blocks(page: str) -> str:
+    """The blocks' bodies of a page, one after the other (the hand-written text around them is left out)."""
+    from cclab.doc_numbers import BLOCK
+    return "".join(m.group("body") for m in BLOCK.finditer(page))
+
+
+def test_the_seed003_page_has_its_blocks_and_agrees_with_its_data():
+    # Before the full study is stored and rendered every block says it is not rendered yet; after, the page
+    # is what the committed values give. check_docs tells both apart.
+    assert check_docs(REPO, "seed003") == []
+    assert block_names((REPO / SEED003_PAGE).read_text(encoding="utf-8")) == SEED003_BLOCKS
+
+
+def test_every_seed003_block_renders_from_a_full_study():
+    text = (REPO / SEED003_PAGE).read_text(encoding="utf-8")
+    rendered = _seed003_blocks(render_page(text, _seed003_values()))
+    assert "Not rendered yet" not in rendered and "not run" not in rendered
+    assert "Every part of the study is in these values, the heavy ones included." in rendered
+    assert "Values: the full run of `cclab 0.1.0+engine.99002c9fa2f8` (400 runs), 2026-11-24; a test." in rendered
+
+
+def test_a_heavy_part_left_out_is_named_wherever_it_would_show():
+    # seed003-response-1e-8 not stored: the source, the response table (its p = 1e-8 column), the response
+    # findings and the count each say so; nothing else is missing.
+    text = (REPO / SEED003_PAGE).read_text(encoding="utf-8")
+    rendered = _seed003_blocks(render_page(text, _seed003_values(left_out=("seed003-response-1e-8",))))
+    said = "seed003-response-1e-8: not run (heavy part; 0 of 4 runs stored)"
+    assert f"- {said}: `cclab reproduce seed003 --only response-1e-8` computes it" in rendered
+    assert rendered.count(f"{said}: its findings are not checked.") == 2     # findings-count, findings-response
+    assert f"\n{said}.\n" in rendered                                          # under the response table
+    # One column of the response table, in each of the five protocols' lines.
+    assert rendered.count("| not run (heavy part) |") == 5
+    assert "Every part of the study" not in rendered
+
+
+def test_seed003_tables_put_each_value_in_its_place():
+    from cclab.doc_seed003 import figure2, response, table2_3
+    values = _seed003_values({
+        # Table 3, STCP at RTT ratio 6: five seeds from 200.0 to 310.0, mean 253.2.
+        ("seed003-table2-3", "STCP", "2500 Mbit/s, RTT ratio 6", "ratio"): (253.2, 40.0, 200.0, 310.0, 5),
+        # Fig. 2, DropTail 50 % at 2.5 Gbit/s: 0.588 ± 0.037 over [0.547, 0.621].
+        ("seed003-figure2", "HSTCP", "DropTail 2500 Mbit/s", "sync50"): (0.588, 0.037, 0.547, 0.621, 5),
+        # HSTCP at p = 1e-5: 1888 against the curve's 1795.48 (response.toml): +5.15 % -> "+5 %".
+        ("seed003-response", "HSTCP", "p=1e-05", "window"): (1888.0, 0.0, 1888.0, 1888.0, 1),
+        # BIC at p = 1e-6: 10453 against 14117.84: -25.96 % -> "−26 %"; AIMD at 1e-5: 4892 against 4898.98,
+        # -0.142 % -> "−0.1 %" (one decimal under 1 %).
+        ("seed003-response-low", "BIC", "p=1e-06", "window"): (10453.0, 0.0, 10453.0, 10453.0, 1),
+        ("seed003-response", "AIMD(32, 0.125)", "p=1e-05", "window"): (4892.0, 0.0, 4892.0, 4892.0, 1)})
+    # Ratios of 100 and more without decimals (253.2 -> 253), the paper's Table 3 value 389.13 beside them.
+    assert "| 253 [200, 310] (389.13) | 0.500 / 0.500 / 0.500 |" in table2_3(values, 2500)
+    assert "| DropTail, 50 % |" in figure2(values)
+    assert "| 0.588 ± 0.037 [0.547, 0.621] (paper ≈ 0.6) |" in figure2(values)
+    shown = response(values)
+    assert "| 1 888 / 1 795 (+5 %) |" in shown
+    assert "| 10 453 / 14 118 (\u221226 %) |" in shown
+    assert "| 4 892 / 4 899 (\u22120.1 %) |" in shown
+    # STCP has no p = 1e-8 row in response-1e-8 (its window would need 8-13 GB): said, not left blank.
+    stcp = next(line for line in shown.splitlines() if line.startswith("| STCP |"))
+    assert stcp.endswith("| not simulated |")
+
+
+def test_a_number_typed_into_a_pending_seed003_block_is_found(tmp_path):
+    from cclab.doc_numbers import pending_page
+    page = tmp_path / SEED003_PAGE
+    page.parent.mkdir(parents=True)
+    pending = pending_page((REPO / SEED003_PAGE).read_text(encoding="utf-8"), "seed003")
+    page.write_text(pending)
+    assert check_docs(tmp_path, "seed003") == []
+    page.write_text(pending.replace("<!-- numbers: seed003/table3 -->\n",
+                                    "<!-- numbers: seed003/table3 -->\n| STCP | 253.2 |\n"))
+    assert check_docs(tmp_path, "seed003") == [page]
+
+
+def test_write_docs_for_seed003_needs_every_light_run_stored(tmp_path):
+    # The heavy part (response-1e-8) is not asked for, so the count is of the other parts' runs.
+    from cclab.experiment import is_heavy, list_experiments, load_experiment
+    from cclab.reproduce import missing_runs
+    light = [load_experiment(path) for e, path in list_experiments().items()
+             if e.startswith("seed003-") and not is_heavy(path)]
+    _, total = missing_runs(light, tmp_path / "empty")
+    process = run_cli("reproduce", "seed003", "--write-docs", "--store", str(tmp_path / "empty"), cwd=REPO)
+    assert process.returncode == 2
+    assert f"{total} of {total} runs of seed003 are not in the store" in process.stderr

@@ -271,12 +271,18 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
                    "Run in a source checkout.")
 @click.option("--check-docs", is_flag=True,
               help="Only check that those numbers are the ones docs/reproductions/data/ gives; exit 1 if not.")
+@click.option("--with-heavy", is_flag=True,
+              help="Also run the study's heavy parts (marked 'heavy' in --list), which a full run leaves out "
+                   "unless named with --only; with --write-docs, require them stored too.")
 def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...], quick: bool, jobs: int | None,
                       cluster: str | None, store: Path | None, out: Path, overrides: tuple[str, ...],
-                      write_docs: bool, check_docs: bool) -> None:
-    """Run the experiments of STUDY (e.g. seed000) and compare them with the paper."""
+                      write_docs: bool, check_docs: bool, with_heavy: bool) -> None:
+    """Run the experiments of STUDY (e.g. seed000) and compare them with the paper.
+
+    A part marked heavy (its full runs cost hours: seed003's response-1e-8) is left out of a full run
+    unless named with --only or asked for with --with-heavy; quick mode runs every part."""
     from .executors import make_executor
-    from .experiment import experiments_root, list_experiments, load_experiment
+    from .experiment import experiments_root, is_heavy, list_experiments, load_experiment
     from .reproduce import reproduce, study_of
     from .html_report import write_index
     from .reproduction_report import counts_text, terminal_header, terminal_view, write_study_report
@@ -292,7 +298,7 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
                          "(<study>/<part>.toml). Reinstall cclab, or point $CCLAB_EXPERIMENTS at such a folder")
     if list_only or study is None:
         for experiment_id, path in available.items():
-            click.echo(f"{experiment_id}\t{path}")
+            click.echo(f"{experiment_id}\t{path}" + ("\theavy" if is_heavy(path) else ""))
         return
     parts = {k.split("-", 1)[1]: k for k in available if study_of(k) == study and "-" in k}
     unknown = [part for part in only if part not in parts]
@@ -310,14 +316,31 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
         if quick or only or overrides:
             raise CclabError("--write-docs writes the docs from the whole study as the paper ran it: "
                              "drop --quick, --only and --set")
-    selected = [load_experiment(available[parts[p]]) for p in (only or parts)]
+    # A full run without --only leaves the heavy parts out unless asked (--with-heavy), and says so.
+    heavy = [p for p in parts if is_heavy(available[parts[p]])]
+    left_out = [] if only or quick or with_heavy else heavy
+    selected = [load_experiment(available[parts[p]]) for p in (only or [p for p in parts if p not in left_out])]
+    left_out_runs = []   # (experiment id, runs stored, runs) of each heavy part the docs go without
     if write_docs:
         from .reproduce import missing_runs
         missing, total = missing_runs(selected, resolve_root(store))
         if missing:
+            flag = " --with-heavy" if with_heavy and heavy else ""
             raise CclabError(f"{missing} of {total} runs of {study} are not in the store {resolve_root(store)} for "
-                             f"cclab {results_version()}; run `cclab reproduce {study}` first (the docs are "
+                             f"cclab {results_version()}; run `cclab reproduce {study}{flag}` first (the docs are "
                              "written from stored runs only)")
+        # A heavy part wholly stored goes into the docs; one that is not is left out, and the pages say so.
+        for p in list(left_out):
+            experiment = load_experiment(available[parts[p]])
+            missing, total = missing_runs([experiment], resolve_root(store))
+            if missing:
+                left_out_runs.append((experiment.id, total - missing, total))
+            else:
+                left_out.remove(p)
+        selected = [load_experiment(available[parts[p]]) for p in parts if p not in left_out]
+    if left_out:
+        click.echo(f"{study}: left out, heavy: " + ", ".join(left_out) + " (add --with-heavy, or name one with "
+                   "--only, to run it" + ("; the docs say it is not in their data)" if write_docs else ")"), err=True)
     started = time.perf_counter()
     executor = make_executor(cluster, jobs)
     show_bar = sys.stderr.isatty()
@@ -347,7 +370,7 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
         from .doc_numbers import keep_report, values_path, write_docs as rewrite, write_source
         from .reproduction_report import write_values_csv
         write_values_csv(result, values_path(root, study))
-        write_source(values_path(root, study), results_version(), result.sweep_report.planned)
+        write_source(values_path(root, study), results_version(), result.sweep_report.planned, left_out_runs)
         kept = keep_report(root, study, report.folder)
         if kept:
             click.echo(f"{len(kept) - 1} figures and the findings kept from {report.folder}")

@@ -28,15 +28,16 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from .errors import CclabError
 
 BLOCK = re.compile(r"(<!-- numbers: (?P<name>[\w./-]+) -->\n)(?P<body>.*?)(<!-- /numbers -->)", re.S)
 # Pages with blocks, relative to the repository root, per study.
-PAGES = {"seed000": ["README.md", "docs/reproductions/seed000.md"], "seed001": ["docs/reproductions/seed001.md"]}
+PAGES = {"seed000": ["README.md", "docs/reproductions/seed000.md"], "seed001": ["docs/reproductions/seed001.md"],
+         "seed003": ["docs/reproductions/seed003.md"]}
 # Studies whose --write-docs also keeps the report's findings (claims.csv) and figures (its PNGs).
-REPORT_FILES = {"seed001"}
+REPORT_FILES = {"seed001", "seed003"}
 FIGURES_DIR = Path("docs/reproductions/figures")
 DATA_DIR = Path("docs/reproductions/data")
 MINUS = "\u2212"   # the pages' minus sign
@@ -309,6 +310,30 @@ def source(values: Values) -> str:
             f"{meta['how']}.\n")
 
 
+def left_out(values: Values) -> dict[str, tuple[int, int]]:
+    """Heavy experiment -> (runs stored, runs) of each part the values were written without (the `left_out`
+    of <study>-source.json: `cclab reproduce --write-docs` leaves out a heavy part not wholly stored)."""
+    return {e["experiment"]: (e["runs_stored"], e["runs"]) for e in values.meta.get("left_out", [])}
+
+
+def not_run(values: Values, experiment: str) -> str:
+    """What a page says where a part left out of the values would be."""
+    stored, runs = left_out(values)[experiment]
+    return f"{experiment}: not run (heavy part; {stored} of {runs} runs stored)"
+
+
+def source_with_left_out(values: Values) -> str:
+    """What made the values, and which heavy parts they lack (or that they lack none): a study with heavy
+    parts never leaves one out of its page silently."""
+    missing = left_out(values)
+    if not missing:
+        return source(values) + "\nEvery part of the study is in these values, the heavy ones included.\n"
+    lines = "\n".join(f"- {not_run(values, e)}: `cclab reproduce {e.split('-', 1)[0]} --only {e.split('-', 1)[1]}` "
+                      "computes it" for e in missing)
+    return (source(values) + "\nNot in these values (heavy parts, left out of a full run unless asked):\n\n"
+            + lines + "\n")
+
+
 RENDERERS: dict[str, Callable[[Values], str]] = {
     "seed000/source": source,
     "seed000/readme-table1": seed000_readme_table1,
@@ -326,6 +351,10 @@ from .doc_seed001 import RENDERERS as _SEED001   # noqa: E402 (it builds on the 
 
 RENDERERS.update(_SEED001)
 RENDERERS["seed001/source"] = source
+
+from .doc_seed003 import RENDERERS as _SEED003   # noqa: E402 (it builds on the helpers above)
+
+RENDERERS.update(_SEED003)
 
 
 # --- pages ---------------------------------------------------------------------------------------------
@@ -365,11 +394,15 @@ def source_path(values: Path) -> Path:
     return values.with_name(values.name.replace("-values.csv", "-source.json"))
 
 
-def write_source(values: Path, cclab_version: str, runs: int) -> None:
-    """Record what made the values just written: the version (engine fingerprint included), the runs, today."""
+def write_source(values: Path, cclab_version: str, runs: int,
+                 left_out: Sequence[tuple[str, int, int]] = ()) -> None:
+    """Record what made the values just written: the version (engine fingerprint included), the runs, today,
+    and the heavy parts left out of them (experiment, runs stored, runs), which the pages must name."""
     meta = {"cclab_version": cclab_version, "runs": runs,
             "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"),
             "how": "written by `cclab reproduce` with `--write-docs` from the result store"}
+    if left_out:
+        meta["left_out"] = [{"experiment": e, "runs_stored": stored, "runs": total} for e, stored, total in left_out]
     source_path(values).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
 
 

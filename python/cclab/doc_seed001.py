@@ -121,11 +121,11 @@ def findings(values: Values, experiments: list[str]) -> str:
     return out
 
 
-def findings_count(values: Values) -> str:
+def findings_count(values: Values, study: str = STUDY) -> str:
     """How many findings hold, fail and were not checked, part by part."""
     parts: dict[str, dict[str, int]] = {}
     for f in values.all_findings():
-        counts = parts.setdefault(f["experiment"].removeprefix(STUDY + "-"), {"holds": 0, "fails": 0, "not checked": 0})
+        counts = parts.setdefault(f["experiment"].removeprefix(study + "-"), {"holds": 0, "fails": 0, "not checked": 0})
         counts[f["status"]] = counts.get(f["status"], 0) + 1
     total = {s: sum(c.get(s, 0) for c in parts.values()) for s in ("holds", "fails", "not checked")}
     n = sum(total.values())

@@ -17,7 +17,9 @@ An experiment file (`cclab/studies/<study>/<part>.toml`, package data) names a b
 - `[[claims]]`: the paper's findings in words, each a check over the measured values (see `cclab.claims`);
 - `replications` (seeds of each run; start times are randomised by `start_jitter` in the scenario; with
   `keep_first_seed` the first is `seed` itself) and a `[quick]` table: shorter runs (`time_scale`), fewer
-  cells, rows and replications.
+  cells, rows and replications;
+- `heavy = true`: a part whose full runs cost hours, left out of a full `cclab reproduce STUDY` unless
+  asked (`--with-heavy`, `--only PART`); quick mode runs it as any other part.
 
 `plan_experiment` turns a file into planned runs (`cclab.sweep.PlannedRun`), so experiments go through the
 same executors and result store as sweeps: runs in parallel, reused when already computed, and an
@@ -273,6 +275,11 @@ class ExperimentSpec(_Spec):
     scenario: str
     description: str = ""                     # what the paper did and how we read it, for the report
     order: int = 100                          # position in the study's report (the paper's order)
+    # A part whose full runs cost too much to come with the whole study (seed 003's response at p = 1e-8:
+    # 2 h 40 min of a core, 8-13 GB for STCP): `cclab reproduce STUDY` leaves it out of a full run unless
+    # asked (`--with-heavy`, or `--only PART`), says so, and `--write-docs` renders the page without it
+    # when it is not stored, saying so there too. Quick mode runs it as any other part.
+    heavy: bool = False
     metric: str = "delivered_bps"             # shorthand for one metric, when [[metrics]] is absent
     unit: str = "kbit/s"
     figure: Optional[Literal["window"]] = None  # shorthand for [[figures]] kind = "window"
@@ -615,6 +622,11 @@ def experiments_root() -> Path:
     if env:
         return Path(env)
     return studies.folder()
+
+
+def is_heavy(path: Path) -> bool:
+    """Whether the experiment file says `heavy = true`: a part a full study run leaves out unless asked."""
+    return read_toml(path).get("heavy", False) is True
 
 
 def list_experiments() -> dict[str, Path]:
