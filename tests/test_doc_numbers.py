@@ -334,7 +334,7 @@ def test_a_heavy_part_left_out_is_named_wherever_it_would_show():
     assert rendered.count(f"{said}: its findings are not checked.") == 2     # findings-count, findings-response
     assert f"\n{said}.\n" in rendered                                          # under the response table
     # One column of the response table, in each of the five protocols' lines.
-    assert rendered.count("| not run (heavy part) |") == 5
+    assert rendered.count("| not run |") == 5
     assert "Every part of the study" not in rendered
 
 

@@ -102,7 +102,7 @@ def _toy_findings(values: doc_numbers.Values) -> str:
     return findings(values, shown) + "".join(f"\n{doc_numbers.not_run(values, e)}.\n" for e in missing)
 
 
-def test_write_docs_goes_without_a_heavy_part_not_stored_and_the_page_says_so(study, tmp_path, monkeypatch):
+def _toy_checkout(tmp_path, monkeypatch) -> Path:
     checkout = tmp_path / "checkout"
     page = checkout / "docs/reproductions/toy.md"
     page.parent.mkdir(parents=True)
@@ -113,11 +113,22 @@ def test_write_docs_goes_without_a_heavy_part_not_stored_and_the_page_says_so(st
     monkeypatch.setitem(doc_numbers.RENDERERS, "toy/source", doc_numbers.source_with_left_out)
     monkeypatch.setitem(doc_numbers.RENDERERS, "toy/findings", _toy_findings)
     monkeypatch.chdir(checkout)
+    return checkout
+
+
+def _invoker(tmp_path):
     store = ["--store", str(tmp_path / "store"), "--out", str(tmp_path / "out"), "--jobs", "1"]
     runner = CliRunner()
 
     def invoke(*args: str):
         return runner.invoke(cli, ["reproduce", "toy", *args, *store], catch_exceptions=True)
+    return invoke
+
+
+def test_write_docs_goes_without_a_heavy_part_not_stored_and_the_page_says_so(study, tmp_path, monkeypatch):
+    checkout = _toy_checkout(tmp_path, monkeypatch)
+    page = checkout / "docs/reproductions/toy.md"
+    invoke = _invoker(tmp_path)
 
     # Nothing stored: the light part's run is missing, and only it is asked for.
     empty = invoke("--write-docs")
@@ -133,7 +144,7 @@ def test_write_docs_goes_without_a_heavy_part_not_stored_and_the_page_says_so(st
     assert "| light: a 10 Mbit/s link delivers at most 10.1 Mbit/s in order | **holds** |" in text
     data = checkout / "docs/reproductions/data"
     assert json.loads((data / "toy-source.json").read_text())["left_out"] == [
-        {"experiment": "toy-heavy", "runs_stored": 0, "runs": 1}]
+        {"experiment": "toy-heavy", "runs_stored": 0, "runs": 1, "why": "heavy"}]
     assert "toy-heavy" not in (data / "toy-values.csv").read_text()
     assert doc_numbers.check_docs(checkout, "toy") == []
     # --with-heavy asks for the heavy part's runs too, and they are not stored.
@@ -150,3 +161,35 @@ def test_write_docs_goes_without_a_heavy_part_not_stored_and_the_page_says_so(st
     assert "left_out" not in json.loads((data / "toy-source.json").read_text())
     assert "toy-heavy,cubic,1 BDP,total" in (data / "toy-values.csv").read_text()
     assert doc_numbers.check_docs(checkout, "toy") == []
+
+
+def test_without_leaves_a_part_out_of_a_run_and_of_the_docs_and_the_page_says_so(study, tmp_path, monkeypatch):
+    """A study written before one of its parts was run (`--without PART`): the pages name the part and how
+    many of its runs are stored; a part named so but wholly stored goes in as any other."""
+    checkout = _toy_checkout(tmp_path, monkeypatch)
+    page = checkout / "docs/reproductions/toy.md"
+    invoke = _invoker(tmp_path)
+    both = invoke("--with-heavy", "--without", "light")
+    assert both.exit_code == 0, both.output
+    assert "toy: 1 runs (0 reused, 1 computed, 0 failed)" in " ".join(both.output.split())
+    clash = invoke("--without", "light", "--only", "heavy")
+    assert isinstance(clash.exception, CclabError) and "--without" in str(clash.exception)
+    nothing = invoke("--without", "light")                 # the heavy part is left out too, unasked
+    assert isinstance(nothing.exception, CclabError) and "every part of toy is left out" in str(nothing.exception)
+    unknown = invoke("--without", "nothing")
+    assert isinstance(unknown.exception, CclabError) and "no experiment matches part nothing" in str(unknown.exception)
+
+    written = invoke("--write-docs", "--without", "light")
+    assert written.exit_code == 0, written.output
+    text = page.read_text()
+    assert "- toy-light: not run (left out with --without; 0 of 1 runs stored): `cclab reproduce toy --only light` computes it" in text
+    assert "| heavy: a 10 Mbit/s link delivers at most 10.1 Mbit/s in order | **holds** |" in text
+    data = checkout / "docs/reproductions/data"
+    assert json.loads((data / "toy-source.json").read_text())["left_out"] == [
+        {"experiment": "toy-light", "runs_stored": 0, "runs": 1, "why": "without"}]
+    assert doc_numbers.check_docs(checkout, "toy") == []
+
+    assert invoke("--only", "light").exit_code == 0
+    assert invoke("--write-docs", "--without", "light").exit_code == 0
+    assert "left_out" not in json.loads((data / "toy-source.json").read_text())
+    assert "not run" not in page.read_text()

@@ -232,10 +232,11 @@ def test_seed002_quick_reproduction_measures_every_run_and_writes_its_figures(tm
             "section5-downlink-utilisation-timeouts.png"} <= pictures
 
 
-def test_seed003_quick_response_and_rtt_fairness_hold_their_quick_findings(tmp_path):
+def test_seed003_quick_response_and_rtt_fairness_quick_findings(tmp_path):
     """Seed 003 (BIC) in quick mode, the response-function experiment (one flow, random loss), Tables 2-3 at
     100 Mbit/s with the Section II background, and Fig. 5's BIC modes (one run). Fig. 2 is left out: two of
-    its quick findings fail in 60 s runs (docs/reproductions/seed003.md)."""
+    its quick findings fail in 60 s runs (docs/reproductions/seed003.md). One response finding fails as in the
+    full runs (below)."""
     experiments = [load_experiment(path) for name, path in list_experiments().items()
                    if name in ("seed003-response", "seed003-table2-3", "seed003-figure5")]
     result = reproduce(experiments, tmp_path / "store", LocalPool(2), quick=True)
@@ -247,4 +248,11 @@ def test_seed003_quick_response_and_rtt_fairness_hold_their_quick_findings(tmp_p
     assert len(quick_claims) == 6
     failing = [f"{experiment}: {claim.text}: {claim.detail}" for experiment, claim in quick_claims
                if claim.status != "holds"]
-    assert not failing, "\n".join(failing)
+    # One quick finding fails, as it does in the full runs: the paper reads Fig. 8's order off the analytic
+    # curves (STCP 800 > BIC 656 at p = 1e-4), and the simulated windows are BIC's real-valued one 16 % above
+    # its curve and STCP's mean 8 % below its own (full runs: BIC 760, STCP 735; quick: 722 and 663;
+    # docs/reproductions/seed003.md, "seed003-response").
+    order = [f for f in failing if "at p = 1e-4 STCP has the largest window" in f]
+    assert len(order) == 1 and "not > BIC" in order[0], order
+    others = [f for f in failing if f not in order]
+    assert not others, "\n".join(others)

@@ -274,9 +274,12 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
 @click.option("--with-heavy", is_flag=True,
               help="Also run the study's heavy parts (marked 'heavy' in --list), which a full run leaves out "
                    "unless named with --only; with --write-docs, require them stored too.")
+@click.option("--without", "without", multiple=True, metavar="PART",
+              help="Leave this part out of a full run (repeatable); with --write-docs, the pages say it is not "
+                   "in their data unless all its runs are stored.")
 def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...], quick: bool, jobs: int | None,
                       cluster: str | None, store: Path | None, out: Path, overrides: tuple[str, ...],
-                      write_docs: bool, check_docs: bool, with_heavy: bool) -> None:
+                      write_docs: bool, check_docs: bool, with_heavy: bool, without: tuple[str, ...]) -> None:
     """Run the experiments of STUDY (e.g. seed000) and compare them with the paper.
 
     A part marked heavy (its full runs cost hours: seed003's response-1e-8) is left out of a full run
@@ -301,7 +304,7 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
             click.echo(f"{experiment_id}\t{path}" + ("\theavy" if is_heavy(path) else ""))
         return
     parts = {k.split("-", 1)[1]: k for k in available if study_of(k) == study and "-" in k}
-    unknown = [part for part in only if part not in parts]
+    unknown = [part for part in only + without if part not in parts]
     if not parts or unknown:
         studies = sorted({study_of(k) for k in available})
         what = f"part {', '.join(unknown)} of {study!r}" if parts else repr(study)
@@ -317,30 +320,39 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
             raise CclabError("--write-docs writes the docs from the whole study as the paper ran it: "
                              "drop --quick, --only and --set")
     # A full run without --only leaves the heavy parts out unless asked (--with-heavy), and says so.
+    if without and only:
+        raise CclabError("--without leaves parts out of a full run; with --only, name just the parts to run")
     heavy = [p for p in parts if is_heavy(available[parts[p]])]
-    left_out = [] if only or quick or with_heavy else heavy
+    left_out = list(without) + ([] if only or quick or with_heavy else [p for p in heavy if p not in without])
     selected = [load_experiment(available[parts[p]]) for p in (only or [p for p in parts if p not in left_out])]
-    left_out_runs = []   # (experiment id, runs stored, runs) of each heavy part the docs go without
+    left_out_runs = []   # (experiment id, runs stored, runs, why) of each part the docs go without
     if write_docs:
         from .reproduce import missing_runs
-        missing, total = missing_runs(selected, resolve_root(store))
+        missing, total = missing_runs(selected, resolve_root(store)) if selected else (0, 0)
         if missing:
             flag = " --with-heavy" if with_heavy and heavy else ""
             raise CclabError(f"{missing} of {total} runs of {study} are not in the store {resolve_root(store)} for "
                              f"cclab {results_version()}; run `cclab reproduce {study}{flag}` first (the docs are "
                              "written from stored runs only)")
-        # A heavy part wholly stored goes into the docs; one that is not is left out, and the pages say so.
+        # A part left out (heavy, or named with --without) but wholly stored goes into the docs; one that is
+        # not stays out, and the pages say so.
         for p in list(left_out):
             experiment = load_experiment(available[parts[p]])
             missing, total = missing_runs([experiment], resolve_root(store))
             if missing:
-                left_out_runs.append((experiment.id, total - missing, total))
+                left_out_runs.append((experiment.id, total - missing, total, "without" if p in without else "heavy"))
             else:
                 left_out.remove(p)
         selected = [load_experiment(available[parts[p]]) for p in parts if p not in left_out]
-    if left_out:
-        click.echo(f"{study}: left out, heavy: " + ", ".join(left_out) + " (add --with-heavy, or name one with "
+    if not selected:
+        raise CclabError(f"every part of {study} is left out ({', '.join(left_out)}); nothing to run or write")
+    left_heavy = [p for p in left_out if p not in without]
+    if left_heavy:
+        click.echo(f"{study}: left out, heavy: " + ", ".join(left_heavy) + " (add --with-heavy, or name one with "
                    "--only, to run it" + ("; the docs say it is not in their data)" if write_docs else ")"), err=True)
+    if without and write_docs and any(p in without for p in left_out):
+        click.echo(f"{study}: left out with --without: " + ", ".join(p for p in left_out if p in without)
+                   + " (the docs say it is not in their data)", err=True)
     started = time.perf_counter()
     executor = make_executor(cluster, jobs)
     show_bar = sys.stderr.isatty()

@@ -310,16 +310,23 @@ def source(values: Values) -> str:
             f"{meta['how']}.\n")
 
 
-def left_out(values: Values) -> dict[str, tuple[int, int]]:
-    """Heavy experiment -> (runs stored, runs) of each part the values were written without (the `left_out`
-    of <study>-source.json: `cclab reproduce --write-docs` leaves out a heavy part not wholly stored)."""
-    return {e["experiment"]: (e["runs_stored"], e["runs"]) for e in values.meta.get("left_out", [])}
+# Why a part is not in the values: a heavy part not wholly stored, or a part the writer named with
+# `--without` (a study written before one of its parts was run; the page says which).
+WHY_LEFT_OUT = {"heavy": "heavy part", "without": "left out with --without"}
+
+
+def left_out(values: Values) -> dict[str, tuple[int, int, str]]:
+    """Experiment -> (runs stored, runs, why) of each part the values were written without (the `left_out`
+    of <study>-source.json: `cclab reproduce --write-docs` leaves out a heavy part not wholly stored, and a
+    part named with --without)."""
+    return {e["experiment"]: (e["runs_stored"], e["runs"], e.get("why", "heavy"))
+            for e in values.meta.get("left_out", [])}
 
 
 def not_run(values: Values, experiment: str) -> str:
     """What a page says where a part left out of the values would be."""
-    stored, runs = left_out(values)[experiment]
-    return f"{experiment}: not run (heavy part; {stored} of {runs} runs stored)"
+    stored, runs, why = left_out(values)[experiment]
+    return f"{experiment}: not run ({WHY_LEFT_OUT[why]}; {stored} of {runs} runs stored)"
 
 
 def source_with_left_out(values: Values) -> str:
@@ -330,8 +337,7 @@ def source_with_left_out(values: Values) -> str:
         return source(values) + "\nEvery part of the study is in these values, the heavy ones included.\n"
     lines = "\n".join(f"- {not_run(values, e)}: `cclab reproduce {e.split('-', 1)[0]} --only {e.split('-', 1)[1]}` "
                       "computes it" for e in missing)
-    return (source(values) + "\nNot in these values (heavy parts, left out of a full run unless asked):\n\n"
-            + lines + "\n")
+    return source(values) + "\nNot in these values:\n\n" + lines + "\n"
 
 
 RENDERERS: dict[str, Callable[[Values], str]] = {
@@ -395,14 +401,16 @@ def source_path(values: Path) -> Path:
 
 
 def write_source(values: Path, cclab_version: str, runs: int,
-                 left_out: Sequence[tuple[str, int, int]] = ()) -> None:
+                 left_out: Sequence[tuple[str, int, int, str]] = ()) -> None:
     """Record what made the values just written: the version (engine fingerprint included), the runs, today,
-    and the heavy parts left out of them (experiment, runs stored, runs), which the pages must name."""
+    and the parts left out of them (experiment, runs stored, runs, why: a key of WHY_LEFT_OUT), which the
+    pages must name."""
     meta = {"cclab_version": cclab_version, "runs": runs,
             "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"),
             "how": "written by `cclab reproduce` with `--write-docs` from the result store"}
     if left_out:
-        meta["left_out"] = [{"experiment": e, "runs_stored": stored, "runs": total} for e, stored, total in left_out]
+        meta["left_out"] = [{"experiment": e, "runs_stored": stored, "runs": total, "why": why}
+                            for e, stored, total, why in left_out]
     source_path(values).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
 
 

@@ -8,7 +8,8 @@ seed003 --write-docs` from the stored full study.
 
 A heavy part (`heavy = true` in its experiment file: `seed003-response-1e-8`) is in the values only when
 its runs were all stored; otherwise seed003-source.json lists it under `left_out`, and every block that
-would show it says "not run (heavy part)" where its numbers would be, never leaving it out silently.
+would show it says "not run" where its numbers would be, never leaving it out silently. A part named with
+`--without` (written before that part was run) is left out the same way.
 """
 
 from __future__ import annotations
@@ -222,7 +223,7 @@ def response(values: Values) -> str:
         for e, ps in RESPONSE:
             for p in ps:
                 if e in missing:
-                    line.append("not run (heavy part)")
+                    line.append("not run")
                     continue
                 if row not in _rows(e):
                     line.append("not simulated")
@@ -258,30 +259,42 @@ def count(values: Values) -> str:
                                                    for e in left_out(values))
 
 
+def _unless_left_out(part: str, render: Callable[[Values], str]) -> Callable[[Values], str]:
+    """A block of one part's numbers: when the values were written without that part, the block says so
+    (`not_run`) in place of its table."""
+    experiment = f"{STUDY}-{part}"
+
+    def block(values: Values) -> str:
+        if experiment in left_out(values):
+            return f"{not_run(values, experiment)}.\n"
+        return render(values)
+    return block
+
+
 RENDERERS: dict[str, Callable[[Values], str]] = {
     "seed003/source": source_with_left_out,
     "seed003/findings-count": count,
     "seed003/response": response,
     "seed003/findings-response": _findings_of("response", "response-low", "response-1e-8"),
-    "seed003/figure2": figure2,
+    "seed003/figure2": _unless_left_out("figure2", figure2),
     "seed003/findings-figure2": _findings_of("figure2"),
-    "seed003/table3": lambda values: table2_3(values, 2500),
-    "seed003/table2": lambda values: table2_3(values, 100),
+    "seed003/table3": _unless_left_out("table2-3", lambda values: table2_3(values, 2500)),
+    "seed003/table2": _unless_left_out("table2-3", lambda values: table2_3(values, 100)),
     "seed003/findings-table2-3": _findings_of("table2-3"),
-    "seed003/red": red,
+    "seed003/red": _unless_left_out("red", red),
     "seed003/findings-red": _findings_of("red"),
-    "seed003/figure3": figure3,
+    "seed003/figure3": _unless_left_out("figure3", figure3),
     "seed003/findings-figure3": _findings_of("figure3"),
-    "seed003/figure5": figure5,
+    "seed003/figure5": _unless_left_out("figure5", figure5),
     "seed003/findings-figure5": _findings_of("figure5"),
-    "seed003/utilisation": utilisation,
+    "seed003/utilisation": _unless_left_out("utilisation", utilisation),
     "seed003/findings-utilisation": _findings_of("utilisation"),
-    "seed003/figure9": figure9,
+    "seed003/figure9": _unless_left_out("figure9", figure9),
     "seed003/findings-figure9": _findings_of("figure9"),
-    "seed003/sensitivity": sensitivity,
+    "seed003/sensitivity": _unless_left_out("sensitivity", sensitivity),
     "seed003/findings-sensitivity": _findings_of("sensitivity"),
-    "seed003/sensitivity-table3": sensitivity_table3,
+    "seed003/sensitivity-table3": _unless_left_out("sensitivity-table3", sensitivity_table3),
     "seed003/findings-sensitivity-table3": _findings_of("sensitivity-table3"),
-    "seed003/figure10-11": figure10_11,
+    "seed003/figure10-11": _unless_left_out("figure10-11", figure10_11),
     "seed003/findings-figure10-11": _findings_of("figure10-11"),
 }
