@@ -53,3 +53,47 @@ def test_flat_ranges_name_what_the_statistics_leave_open():
                   FreeParameter("buffer", "", "packets", 0, 8, 4, _set_buffer, integer=True)]
     flat = flat_ranges(parameters, simulate, {"A": {"goodput": 50.0}}, {"rate": 10.0, "buffer": 4})
     assert flat == {"buffer": (4, 8)}
+
+
+def test_the_bearer_parameters_land_where_the_engine_reads_them():
+    # Each free parameter of `--rate-model bearer` written into the profile, then through the scenario into
+    # the engine config, with its unit converted by hand: 12.3 KB = 12,300 bytes, 1.25 s = 1.25e9 ns, 0.4 s
+    # = 4e8 ns, 8 stalls per 100 s = 0.08 per s, i.e. a mean gap of 12.5 s; the ladder index 1 is the
+    # 64/128/384 kbit/s ladder. The stalls' mean duration is fixed at 1.847 s (not a free parameter).
+    from cclab.analysis.calibration import BEARER_LADDERS, umts_parameters, umts_profile
+
+    values = {"ladder": 1, "up_queue": 12.3, "up_delay": 1.25, "idle": 0.4, "buffer": 25, "outage_rate": 8.0}
+    profile = umts_profile("down", values, "bearer")
+    assert profile["rate"] == {"bearer": {"rates": ["64kbps", "128kbps", "384kbps"], "up_queue": "12300B",
+                                          "up_delay": "1250ms", "idle": "400ms"}}
+    assert profile["queue"] == {"discipline": "droptail", "size": "25"}
+    assert profile["outages"] == {"rate": 0.08, "duration": {"exponential": "1847ms"}}
+    link = umts_config("down", values, "NewReno", rate_model="bearer")["bottleneck"]
+    assert link["models"]["rate_model"] == {"bearer": {"rates_bps": [64000, 128000, 384000], "up_queue_bytes": 12300,
+                                                       "up_delay_ns": 1_250_000_000, "idle_ns": 400_000_000}}
+    assert link["queue"]["limit_packets"] == 25
+    assert link["models"]["outages"]["gap_ns"] == {"exponential": pytest.approx(12.5e9)}
+    # The bounds: the unit cube's corners are the first and last R99 ladders, 1 and 64 KB, 0.5 and 3 s of
+    # reconfiguration delay, 0.2 and 10 s of inactivity.
+    bounds = {p.name: (p.value(0.0), p.value(1.0)) for p in umts_parameters("down", "bearer")}
+    assert bounds["ladder"] == (0, 2) and BEARER_LADDERS[0] == (64, 384) and BEARER_LADDERS[2] == (32, 64, 128, 384)
+    assert bounds["up_queue"] == (1.0, 64.0)
+    assert bounds["up_delay"] == (0.5, 3.0)
+    assert bounds["idle"] == (0.2, 10.0)
+    with pytest.raises(ValueError, match="downlink only"):
+        umts_parameters("up", "bearer")
+
+
+def test_the_bearer_profile_file_reads_back_as_written():
+    # profile_toml writes the bearer's rate as inline TOML; read back, it is the same table, and a
+    # scenario given the file's keys builds (the parse of "64kbps", "12300B", "1250ms" by link_models).
+    from cclab._toml import loads
+    from cclab.analysis.calibration import FitResult, profile_toml, umts_parameters, umts_profile
+
+    values = {"ladder": 2, "up_queue": 12.3, "up_delay": 1.25, "idle": 0.4, "buffer": 25, "outage_rate": 8.0}
+    profile = umts_profile("down", values, "bearer")
+    text = profile_toml("test-bearer", profile, FitResult(values, 1.5, 3), umts_parameters("down", "bearer"), "a test")
+    read = loads(text)
+    assert read["rate"] == profile["rate"] and read["rate"]["bearer"]["rates"][0] == "32kbps"
+    assert read["outages"] == profile["outages"]
+    assert read["calibration"]["ladder"] == 2 and read["calibration"]["objective"] == 1.5
