@@ -492,8 +492,8 @@ def multi_start_search(parameters: Sequence[FreeParameter], simulate: Simulate, 
 # the pattern search starts from. The drawn rate: rate and buffer, which trade against each other. The
 # bearer: all but the stall rate (3^5 = 243 points). Its objective has regimes a descent does not cross: an
 # upgrade threshold below what one flow keeps waiting (the bearer climbs to its top rate and stays there),
-# one just under the buffer (only a stall piles up enough: a run either climbs or stays on the lowest rate),
-# one above the buffer (never climbs); the ladder, an index, is not moved by the search's small steps.
+# one near the buffer's size (a run climbs now and then, or never: seed 002's first try stopped there), one
+# above the buffer (never climbs); the ladder, an index, is not moved by the search's small steps.
 GRIDS = {"drawn": ("rate", "buffer"), "bearer": ("ladder", "up_queue", "up_delay", "idle", "buffer")}
 KEEP = {"drawn": 2, "bearer": 3}
 
