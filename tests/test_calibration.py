@@ -127,3 +127,20 @@ def test_the_bearer_fit_recovers_the_upgrade_threshold_it_was_given():
                              max_evaluations=40)
         assert 16.5 <= fit.parameters["up_queue"] < 18.0, (start, fit.parameters)
         assert fit.objective == 0.0, (start, fit.objective)
+
+
+def test_the_drawn_profile_is_written_as_before():
+    # profile_toml writes the rate as inline TOML for any rate model since the bearer came; for the drawn
+    # rate it must write the committed profile's own line, character for character.
+    from cclab.analysis.calibration import (FitResult, committed_values, profile_toml, umts_parameters,
+                                            umts_profile)
+    from cclab.link_models import PROFILES_DIR
+
+    values = committed_values("down")
+    text = profile_toml("umts-2007-down", umts_profile("down", values), FitResult(values, 0.27, 1),
+                        umts_parameters("down"), "a test")
+    committed = (PROFILES_DIR / "umts-2007-down.toml").read_text(encoding="utf-8")
+    scenario_lines = lambda t: [line for line in t.splitlines()  # noqa: E731
+                                if line.split(" = ")[0] in ("rate", "delay", "queue", "arq", "outages")]
+    assert scenario_lines(text) == scenario_lines(committed)
+    assert scenario_lines(text)[0] == 'rate = { drawn = { lognormal = { mean = "193.2kbps", sigma = 0.45 } } }'

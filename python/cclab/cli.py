@@ -179,7 +179,9 @@ def queues_command(name: str | None, as_json: bool) -> None:
 @click.option("--direction", type=click.Choice(["down", "up", "both"]), default="both", show_default=True)
 @click.option("--replications", type=click.IntRange(min=2), default=100, show_default=True,
               help="Seeds simulated per algorithm at every point of the search (the same seeds every time).")
-@click.option("--max-evaluations", type=click.IntRange(min=1), default=150, show_default=True)
+@click.option("--max-evaluations", type=click.IntRange(min=1),
+              help="Objective evaluations in all, the starting grid included [default: 150; 750 with "
+                   "--rate-model bearer, whose grid alone is 243].")
 @click.option("--write/--dry-run", default=True, show_default=True,
               help="Write the fitted profiles into cclab/link_profiles/ (package data), or only print the fit.")
 @click.option("--evaluate", is_flag=True,
@@ -187,7 +189,7 @@ def queues_command(name: str | None, as_json: bool) -> None:
 @click.option("--rate-model", type=click.Choice(["drawn", "bearer"]), default="drawn", show_default=True,
               help="The downlink's rate: drawn per run (profile umts-2007-down), or the bearer that follows the "
                    "demand (umts-2007-down-bearer; with --direction down only).")
-def calibrate_command(model: str, direction: str, replications: int, max_evaluations: int, write: bool,
+def calibrate_command(model: str, direction: str, replications: int, max_evaluations: int | None, write: bool,
                       evaluate: bool, rate_model: str) -> None:
     """Fit MODEL's free parameters on its study's single-flow statistics and store the named profiles.
 
@@ -198,13 +200,15 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
     the same single-flow rows into umts-2007-down-bearer."""
     import time
 
-    from .analysis.calibration import (ack_path, calibrate_umts, evaluate_umts, flat_ranges, profile_name,
-                                       profile_toml, umts_parameters, umts_profile, umts_simulator, umts_targets,
-                                       write_flow_parameters)
+    from .analysis.calibration import (MAX_EVALUATIONS, ack_path, calibrate_umts, evaluate_umts, flat_ranges,
+                                       profile_name, profile_toml, umts_parameters, umts_profile, umts_simulator,
+                                       umts_targets, write_flow_parameters)
     from .link_models import PROFILES_DIR
 
     if rate_model == "bearer" and direction != "down":
         raise click.UsageError("--rate-model bearer fits the downlink only: give --direction down")
+    if max_evaluations is None:
+        max_evaluations = MAX_EVALUATIONS[rate_model]
     console = _stdout()
     for side in (["down", "up"] if direction == "both" else [direction]):
         name = profile_name(side, rate_model)

@@ -123,9 +123,6 @@ def _set_idle(profile: dict, seconds: float) -> None:
     _bearer(profile)["idle"] = f"{int(round(seconds * 1000))}ms"
 
 
-RATE_MODELS = ("drawn", "bearer")
-
-
 def bearer_parameters() -> list[FreeParameter]:
     """The free parameters of the downlink with the demand-following bearer as its rate model (no per-run
     draw: a run's rate is what the bearer switches to). Bounds from R99 practice: the ladder one of
@@ -496,6 +493,8 @@ def multi_start_search(parameters: Sequence[FreeParameter], simulate: Simulate, 
 # above the buffer (never climbs); the ladder, an index, is not moved by the search's small steps.
 GRIDS = {"drawn": ("rate", "buffer"), "bearer": ("ladder", "up_queue", "up_delay", "idle", "buffer")}
 KEEP = {"drawn": 2, "bearer": 3}
+# Evaluations in all (grid included) that `cclab calibrate` allows by default: the bearer's grid alone is 243.
+MAX_EVALUATIONS = {"drawn": 150, "bearer": 750}
 
 
 def calibrate_umts(direction: str, replications: int, max_evaluations: int = 200,
