@@ -179,29 +179,40 @@ def queues_command(name: str | None, as_json: bool) -> None:
 @click.option("--direction", type=click.Choice(["down", "up", "both"]), default="both", show_default=True)
 @click.option("--replications", type=click.IntRange(min=2), default=100, show_default=True,
               help="Seeds simulated per algorithm at every point of the search (the same seeds every time).")
-@click.option("--max-evaluations", type=click.IntRange(min=1), default=150, show_default=True)
+@click.option("--max-evaluations", type=click.IntRange(min=1),
+              help="Objective evaluations in all, the starting grid included [default: 150; 750 with "
+                   "--rate-model bearer, whose grid alone is 243].")
 @click.option("--write/--dry-run", default=True, show_default=True,
               help="Write the fitted profiles into cclab/link_profiles/ (package data), or only print the fit.")
 @click.option("--evaluate", is_flag=True,
               help="Fit nothing: print the committed profiles' residuals with the ACK paths the scenarios give today.")
-def calibrate_command(model: str, direction: str, replications: int, max_evaluations: int, write: bool,
-                      evaluate: bool) -> None:
+@click.option("--rate-model", type=click.Choice(["drawn", "bearer"]), default="drawn", show_default=True,
+              help="The downlink's rate: drawn per run (profile umts-2007-down), or the bearer that follows the "
+                   "demand (umts-2007-down-bearer; with --direction down only).")
+def calibrate_command(model: str, direction: str, replications: int, max_evaluations: int | None, write: bool,
+                      evaluate: bool, rate_model: str) -> None:
     """Fit MODEL's free parameters on its study's single-flow statistics and store the named profiles.
 
     umts-2007: seed 002's UMTS link (profiles umts-2007-down and umts-2007-up), fitted on the single-flow
     goodput mean and spread, RTT mean and spread, queueing time and timeouts of Tables 1-5 for NewReno, BIC
-    and Westwood+ at once, by a deterministic pattern search (cclab.analysis.calibration)."""
+    and Westwood+ at once, by a deterministic pattern search (cclab.analysis.calibration). With --rate-model
+    bearer, the downlink's rate is the bearer that follows the demand (UMTS R99 rate switching), fitted on
+    the same single-flow rows into umts-2007-down-bearer."""
     import time
 
-    from .analysis.calibration import (PROFILE_NAMES, ack_path, calibrate_umts, evaluate_umts, flat_ranges,
-                                       profile_toml, umts_parameters, umts_profile, umts_simulator, umts_targets,
-                                       write_flow_parameters)
+    from .analysis.calibration import (MAX_EVALUATIONS, ack_path, calibrate_umts, evaluate_umts, flat_ranges,
+                                       profile_name, profile_toml, umts_parameters, umts_profile, umts_simulator,
+                                       umts_targets, write_flow_parameters)
     from .link_models import PROFILES_DIR
 
+    if rate_model == "bearer" and direction != "down":
+        raise click.UsageError("--rate-model bearer fits the downlink only: give --direction down")
+    if max_evaluations is None:
+        max_evaluations = MAX_EVALUATIONS[rate_model]
     console = _stdout()
     for side in (["down", "up"] if direction == "both" else [direction]):
-        name = PROFILE_NAMES[side]
-        parameters = umts_parameters(side)
+        name = profile_name(side, rate_model)
+        parameters = umts_parameters(side, rate_model)
         started = time.perf_counter()
         count = [0]
 
@@ -212,12 +223,12 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
 
         acks = ", ".join(f"{key} = {value}" for key, value in ack_path(side).items())
         if evaluate:
-            fit = evaluate_umts(side, replications)
+            fit = evaluate_umts(side, replications, rate_model)
             console.print(f"{name} as committed (nothing fitted), ACKs over {{ {acks} }}: objective "
                           f"{fit.objective:.4f} ({replications} seeds per algorithm), "
                           f"{time.perf_counter() - started:.1f} s", markup=False)
         else:
-            fit = calibrate_umts(side, replications, max_evaluations, report=progress)
+            fit = calibrate_umts(side, replications, max_evaluations, report=progress, rate_model=rate_model)
             console.print(f"{name}: objective {fit.objective:.4f} after {fit.evaluations} evaluations "
                           f"({replications} seeds per algorithm), ACKs over {{ {acks} }}, "
                           f"{time.perf_counter() - started:.1f} s", markup=False)
@@ -229,8 +240,8 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
                 console.print(f"  {algorithm:10s} {statistic:12s} {got:10.4g} {paper:10.4g} {residual:+9.3f}",
                               markup=False)
         # What the statistics leave open: each parameter alone over its bounds (9 points), the others fixed.
-        flat = flat_ranges(parameters, umts_simulator(side, range(1, replications + 1)), umts_targets(side),
-                           fit.parameters)
+        flat = flat_ranges(parameters, umts_simulator(side, range(1, replications + 1), rate_model=rate_model),
+                           umts_targets(side), fit.parameters)
         units = {p.name: p.unit for p in parameters}
         unpinned = "; ".join(f"{name} {low:g}-{high:g} {units[name]}" for name, (low, high) in flat.items())
         console.print(f"  not identified (the same objective over the range, the others fixed): {unpinned or 'none'}",
@@ -241,10 +252,13 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
                     f"the ACKs over {{ {acks} }}.\n# Not identified by these statistics (the same objective "
                     f"over the range, the others fixed): {unpinned or 'none'}.")
             path = PROFILES_DIR / f"{name}.toml"
-            path.write_text(profile_toml(name, umts_profile(side, fit.parameters), fit, parameters, note),
+            path.write_text(profile_toml(name, umts_profile(side, fit.parameters, rate_model), fit, parameters,
+                                         note, command=f"cclab calibrate umts-2007 --direction {side} "
+                                                       f"--rate-model {rate_model}" if rate_model != "drawn" else
+                                         "cclab calibrate umts-2007"),
                             encoding="utf-8")
             console.print(f"  wrote {path}", markup=False)
-            line = write_flow_parameters(side, fit.parameters)
+            line = write_flow_parameters(side, fit.parameters) if rate_model == "drawn" else None
             if line:
                 console.print(f"  wrote '{line}' into the seed002 {side}link scenario", markup=False)
 

@@ -92,7 +92,75 @@ def _set_window(flow: dict, packets: float) -> None:
     flow["rwnd"] = int(round(packets))
 
 
-def umts_parameters(direction: str) -> list[FreeParameter]:
+# --- the demand-following bearer (engine net/bearer.rs) as the downlink's rate model ----------------------
+
+# The rate ladders of a UMTS R99 downlink dedicated channel for packet data the fit chooses between (kbit/s,
+# lowest first; 3GPP TS 34.108 section 6.10 lists the PS reference bearers 64, 128 and 384 kbit/s, operators
+# of the time also used 32 kbit/s as the entry rate and some went straight from 64 to 384). Indexed by the
+# integer parameter `ladder`.
+BEARER_LADDERS = ((64, 384), (64, 128, 384), (32, 64, 128, 384))
+
+
+def _bearer(profile: dict) -> dict:
+    rate = profile.setdefault("rate", {})
+    return rate.setdefault("bearer", {"rates": ["64kbps", "128kbps", "384kbps"], "up_queue": "8000B",
+                                      "up_delay": "1000ms", "idle": "2000ms"})
+
+
+def _set_ladder(profile: dict, index: float) -> None:
+    _bearer(profile)["rates"] = [f"{kbps}kbps" for kbps in BEARER_LADDERS[int(round(index))]]
+
+
+def _set_up_queue(profile: dict, kilobytes: float) -> None:
+    _bearer(profile)["up_queue"] = f"{int(round(kilobytes * 1000))}B"
+
+
+def _set_up_delay(profile: dict, seconds: float) -> None:
+    _bearer(profile)["up_delay"] = f"{int(round(seconds * 1000))}ms"
+
+
+def _set_idle(profile: dict, seconds: float) -> None:
+    _bearer(profile)["idle"] = f"{int(round(seconds * 1000))}ms"
+
+
+def bearer_parameters() -> list[FreeParameter]:
+    """The free parameters of the downlink with the demand-following bearer as its rate model (no per-run
+    draw: a run's rate is what the bearer switches to). Bounds from R99 practice: the ladder one of
+    BEARER_LADDERS; the traffic-volume threshold of the upgrade (TS 25.331 event 4a; its table of reporting
+    thresholds runs from 8 bytes to 768 KB, the values used for DCH upgrades from 1 to a few tens of KB)
+    1-64 KB; the upgrade's delay (time-to-trigger, the RRC radio bearer reconfiguration and its
+    activation time) 0.5-3 s; the inactivity before the fall back to the lowest rate 0.2-10 s (the
+    downgrade timers of the time ran from a few hundred ms for a rate downgrade to several seconds for the
+    release of the DCH). The buffer and the stall rate are free as in the drawn profile; the stalls' mean
+    duration is fixed (BEARER_FIXED: the single-flow tables set only the rate of stalls long enough to
+    outlast the RTO, so rate and duration trade along a ridge, docs/reproductions/seed002.md)."""
+    return [
+        FreeParameter("ladder", "the channel's rates: " + ", ".join(
+            f"{i} = {'/'.join(map(str, ladder))}" for i, ladder in enumerate(BEARER_LADDERS)) + " kbit/s",
+            "index", 0, len(BEARER_LADDERS) - 1, 1, _set_ladder, integer=True),
+        FreeParameter("up_queue", "bytes waiting above which the next rate is asked for (event 4a threshold)",
+                      "KB", 1.0, 64.0, 8.0, _set_up_queue),
+        FreeParameter("up_delay", "from that report to the next rate in force (reconfiguration delay)", "s",
+                      0.5, 3.0, 1.5, _set_up_delay),
+        FreeParameter("idle", "nothing to send for this long: back to the lowest rate (inactivity timer)", "s",
+                      0.2, 10.0, 2.0, _set_idle),
+        FreeParameter("buffer", "per-user buffer in front of the radio link (DropTail)", "packets", 3, 120, 19,
+                      _set_buffer, integer=True),
+        FreeParameter("outage_rate", "stalls of the bearer, independent of the load (Poisson)", "per 100 s",
+                      0.0, 20.0, 10.9, _set_outage_rate),
+    ]
+
+
+def umts_parameters(direction: str, rate_model: str = "drawn") -> list[FreeParameter]:
+    """The free parameters of one direction's profile with this rate model ("drawn" or "bearer")."""
+    if rate_model == "bearer":
+        if direction != "down":
+            raise ValueError("the bearer rate model is fitted on the downlink only (--direction down)")
+        return bearer_parameters()
+    return drawn_parameters(direction)
+
+
+def drawn_parameters(direction: str) -> list[FreeParameter]:
     """The free parameters of the UMTS-like profile of one direction. Bounds: the rate at most the nominal
     bearer (384 / 64 kbit/s), the buffer from a few packets to RNC-sized buffers, outages from none to
     twenty per 100 s lasting 0.2-10 s on average. Uplink only: the window the terminal's sender keeps in
@@ -269,17 +337,26 @@ def flat_ranges(parameters: Sequence[FreeParameter], simulate: Simulate, targets
 
 # --- the UMTS study's calibration ------------------------------------------------------------------------
 
-def profile_toml(name: str, profile: dict, fit: FitResult, parameters: Sequence[FreeParameter], note: str) -> str:
+def _inline_toml(value) -> str:
+    """A value as inline TOML: tables as { key = value, ... }, lists, strings quoted, numbers as written."""
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{key} = {_inline_toml(item)}" for key, item in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(_inline_toml(item) for item in value) + "]"
+    return json.dumps(value)
+
+
+def profile_toml(name: str, profile: dict, fit: FitResult, parameters: Sequence[FreeParameter], note: str,
+                 command: str = "cclab calibrate umts-2007") -> str:
     """The profile file `cclab calibrate` writes: the scenario keys, then the fit as a comment and a
     `calibration` table (ignored by scenarios)."""
-    lines = [f"# Link profile {name}: written by `cclab calibrate umts-2007`; do not edit by hand.", f"# {note}"]
+    lines = [f"# Link profile {name}: written by `{command}`; do not edit by hand.", f"# {note}"]
     for p in parameters:
         lines.append(f"# {p.name} = {fit.parameters[p.name]:g} {p.unit}: {p.meaning} (fitted, bounds "
                      f"{p.low:g}-{p.high:g})" + (" -- a property of the sender, not of the link: the seed002 "
                                                  "scenario's flows take it as rwnd" if p.on_flows else ""))
     lines.append("")
-    rate = profile["rate"]["drawn"]["lognormal"]
-    lines.append(f'rate = {{ drawn = {{ lognormal = {{ mean = "{rate["mean"]}", sigma = {rate["sigma"]} }} }} }}')
+    lines.append(f"rate = {_inline_toml(profile['rate'])}")
     lines.append(f"delay = {json.dumps(profile['delay'])}")
     queue = profile["queue"]
     lines.append(f'queue = {{ discipline = "{queue["discipline"]}", size = {json.dumps(queue["size"])} }}')
@@ -319,7 +396,15 @@ FIXED = {
     "down": {"delay": "130ms", "arq": {"loss_rate": 0.1, "retry_delay": "100ms", "max_attempts": 6}},
     "up": {"delay": "130ms", "arq": {"loss_rate": 0.1, "retry_delay": "100ms", "max_attempts": 6}},
 }
+# The bearer's downlink: the same delay and ARQ, and the stalls' mean duration fixed at the drawn profile's
+# fit (1.847 s; see bearer_parameters).
+BEARER_FIXED = {**FIXED["down"], "outages": {"rate": 0.1, "duration": {"exponential": "1847ms"}}}
 PROFILE_NAMES = {"down": "umts-2007-down", "up": "umts-2007-up"}
+BEARER_PROFILE_NAME = "umts-2007-down-bearer"
+
+
+def profile_name(direction: str, rate_model: str = "drawn") -> str:
+    return BEARER_PROFILE_NAME if rate_model == "bearer" else PROFILE_NAMES[direction]
 
 
 def umts_targets(direction: str) -> dict[str, dict[str, float]]:
@@ -329,11 +414,14 @@ def umts_targets(direction: str) -> dict[str, dict[str, float]]:
             for algorithm in ALGORITHMS}
 
 
-def umts_profile(direction: str, values: dict[str, float]) -> dict:
+def umts_profile(direction: str, values: dict[str, float], rate_model: str = "drawn") -> dict:
     """The profile (scenario keys) of one direction for these free-parameter values."""
-    profile = copy.deepcopy(FIXED[direction])
-    profile["outages"] = {"rate": 0.01, "duration": {"exponential": "1s"}}
-    for parameter in umts_parameters(direction):
+    if rate_model == "bearer":
+        profile = copy.deepcopy(BEARER_FIXED)
+    else:
+        profile = copy.deepcopy(FIXED[direction])
+        profile["outages"] = {"rate": 0.01, "duration": {"exponential": "1s"}}
+    for parameter in umts_parameters(direction, rate_model):
         if not parameter.on_flows:
             parameter.apply(profile, values[parameter.name])
     return profile
@@ -347,23 +435,25 @@ def ack_path(direction: str) -> dict:
 
 
 def umts_config(direction: str, values: dict[str, float], algorithm: str, flows: int = 1,
-                other: Optional[dict] = None) -> dict:
+                other: Optional[dict] = None, rate_model: str = "drawn") -> dict:
     """The engine config of the seed 002 scenario of `direction` with this profile for the data's link;
     the ACKs cross `other` (default: the scenario's own way back, `ack_path`)."""
     base = read_toml(STUDY_DIR / f"umts-{direction}.toml")
     reverse = other if other is not None else ack_path(direction)
-    base["network"]["bottleneck"] = {**umts_profile(direction, values), "reverse": reverse}
+    base["network"]["bottleneck"] = {**umts_profile(direction, values, rate_model), "reverse": reverse}
     base["flows"][0]["cc"] = ALGORITHMS[algorithm]
     base["flows"][0]["count"] = flows
-    for parameter in umts_parameters(direction):
+    for parameter in umts_parameters(direction, rate_model):
         if parameter.on_flows:
             parameter.apply(base["flows"][0], values[parameter.name])
     return load_scenario(base).to_engine_config()
 
 
-def umts_simulator(direction: str, seeds: Sequence[int], algorithms: Sequence[str] = tuple(ALGORITHMS)) -> Simulate:
+def umts_simulator(direction: str, seeds: Sequence[int], algorithms: Sequence[str] = tuple(ALGORITHMS),
+                   rate_model: str = "drawn") -> Simulate:
     def simulate(values: dict[str, float]) -> dict[str, dict[str, float]]:
-        return {a: flow_statistics(umts_config(direction, values, a), seeds) for a in algorithms}
+        return {a: flow_statistics(umts_config(direction, values, a, rate_model=rate_model), seeds)
+                for a in algorithms}
     return simulate
 
 
@@ -395,27 +485,42 @@ def multi_start_search(parameters: Sequence[FreeParameter], simulate: Simulate, 
     return best
 
 
+# The parameters of the coarse grid that starts the search, per rate model, and how many of its best points
+# the pattern search starts from. The drawn rate: rate and buffer, which trade against each other. The
+# bearer: all but the stall rate (3^5 = 243 points). Its objective has regimes a descent does not cross: an
+# upgrade threshold below what one flow keeps waiting (the bearer climbs to its top rate and stays there),
+# one near the buffer's size (a run climbs now and then, or never: seed 002's first try stopped there), one
+# above the buffer (never climbs); the ladder, an index, is not moved by the search's small steps.
+GRIDS = {"drawn": ("rate", "buffer"), "bearer": ("ladder", "up_queue", "up_delay", "idle", "buffer")}
+KEEP = {"drawn": 2, "bearer": 3}
+# Evaluations in all (grid included) that `cclab calibrate` allows by default: the bearer's grid alone is 243.
+MAX_EVALUATIONS = {"drawn": 150, "bearer": 750}
+
+
 def calibrate_umts(direction: str, replications: int, max_evaluations: int = 200,
-                   report: Optional[Callable[[dict[str, float], float], None]] = None) -> FitResult:
+                   report: Optional[Callable[[dict[str, float], float], None]] = None,
+                   rate_model: str = "drawn") -> FitResult:
     """Fit the profile of one direction on the study's single-flow statistics (seeds 1..replications)."""
-    return multi_start_search(umts_parameters(direction), umts_simulator(direction, range(1, replications + 1)),
-                              umts_targets(direction), grid=("rate", "buffer"), max_evaluations=max_evaluations,
-                              report=report)
+    return multi_start_search(umts_parameters(direction, rate_model),
+                              umts_simulator(direction, range(1, replications + 1), rate_model=rate_model),
+                              umts_targets(direction), grid=GRIDS[rate_model], keep=KEEP[rate_model],
+                              max_evaluations=max_evaluations, report=report)
 
 
-def committed_values(direction: str) -> dict[str, float]:
+def committed_values(direction: str, rate_model: str = "drawn") -> dict[str, float]:
     """The free-parameter values of the committed profile of `direction` (its `[calibration]` table)."""
     from ..link_models import PROFILES_DIR
 
-    table = read_toml(PROFILES_DIR / f"{PROFILE_NAMES[direction]}.toml")["calibration"]
-    return {p.name: float(table[p.name]) for p in umts_parameters(direction)}
+    table = read_toml(PROFILES_DIR / f"{profile_name(direction, rate_model)}.toml")["calibration"]
+    return {p.name: float(table[p.name]) for p in umts_parameters(direction, rate_model)}
 
 
-def evaluate_umts(direction: str, replications: int) -> FitResult:
+def evaluate_umts(direction: str, replications: int, rate_model: str = "drawn") -> FitResult:
     """The committed profile of `direction` against its targets, nothing fitted: the residuals it has with
     the ACK path the scenario gives today (which may differ from the one it was fitted with)."""
-    values = committed_values(direction)
-    res = residuals(umts_simulator(direction, range(1, replications + 1))(values), umts_targets(direction))
+    values = committed_values(direction, rate_model)
+    simulate = umts_simulator(direction, range(1, replications + 1), rate_model=rate_model)
+    res = residuals(simulate(values), umts_targets(direction))
     return FitResult(values, objective(res), 1, res)
 
 
