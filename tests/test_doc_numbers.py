@@ -116,6 +116,7 @@ def test_the_values_a_reproduction_writes_are_the_values_the_pages_read(tmp_path
 # --- seed 001: blocks rendered from the stored full study, pending until it is run ------------------------
 
 SEED001_PAGE = "docs/reproductions/seed001.md"
+SEED003_PAGE = "docs/reproductions/seed003.md"
 
 
 def _seed001_values(findings=None, **means):
@@ -172,21 +173,24 @@ def test_a_number_typed_into_a_seed001_block_is_found(tmp_path):
     assert check_docs(tmp_path, "seed001") == [page]
 
 
-def test_a_pending_seed001_page_is_checked_before_the_full_run(tmp_path):
+@pytest.mark.parametrize("study, page_path, block, typed", [
+    ("seed001", SEED001_PAGE, "seed001/figure11", "| CTCP | 1.9 |"),
+    ("seed003", SEED003_PAGE, "seed003/table3", "| STCP | 253.2 |"),
+])
+def test_a_pending_page_is_checked_before_the_full_run(tmp_path, study, page_path, block, typed):
     # A checkout without the values (as before the full run): every block must say it is not rendered yet;
     # a number typed into one is found, and a misspelt block is found now, not after the full run.
     from cclab.doc_numbers import pending_page
-    page = tmp_path / SEED001_PAGE
+    page = tmp_path / page_path
     page.parent.mkdir(parents=True)
-    pending = pending_page((REPO / SEED001_PAGE).read_text(encoding="utf-8"), "seed001")
+    pending = pending_page((REPO / page_path).read_text(encoding="utf-8"), study)
     page.write_text(pending)
-    assert check_docs(tmp_path, "seed001") == []
-    page.write_text(pending.replace("<!-- numbers: seed001/figure11 -->\n*Not rendered yet",
-                                    "<!-- numbers: seed001/figure11 -->\n| CTCP | 1.9 |\n*Not rendered yet"))
-    assert check_docs(tmp_path, "seed001") == [page]
-    page.write_text(pending.replace("seed001/figure11 -->", "seed001/figure-11 -->"))
-    with pytest.raises(DocsError, match="no renderer for block\\(s\\) seed001/figure-11"):
-        check_docs(tmp_path, "seed001")
+    assert check_docs(tmp_path, study) == []
+    page.write_text(pending.replace(f"<!-- numbers: {block} -->\n", f"<!-- numbers: {block} -->\n{typed}\n"))
+    assert check_docs(tmp_path, study) == [page]
+    page.write_text(pending.replace(f"{block} -->", f"{block}-x -->"))
+    with pytest.raises(DocsError, match=f"no renderer for block\\(s\\) {block}-x"):
+        check_docs(tmp_path, study)
 
 
 def test_every_seed001_block_renders_from_a_full_study():
@@ -260,7 +264,6 @@ def test_write_docs_for_seed001_needs_every_run_stored(tmp_path):
 
 # --- seed 003: blocks rendered from the stored full study, pending until it is run ------------------------
 
-SEED003_PAGE = "docs/reproductions/seed003.md"
 SEED003_BLOCKS = ["seed003/source", "seed003/findings-count", "seed003/response", "seed003/findings-response",
                   "seed003/figure2", "seed003/findings-figure2", "seed003/table3", "seed003/table2",
                   "seed003/findings-table2-3", "seed003/figure3", "seed003/findings-figure3", "seed003/figure5",
@@ -362,18 +365,6 @@ def test_seed003_tables_put_each_value_in_its_place():
     # STCP has no p = 1e-8 row in response-1e-8 (its window would need 8-13 GB): said, not left blank.
     stcp = next(line for line in shown.splitlines() if line.startswith("| STCP |"))
     assert stcp.endswith("| not simulated |")
-
-
-def test_a_number_typed_into_a_pending_seed003_block_is_found(tmp_path):
-    from cclab.doc_numbers import pending_page
-    page = tmp_path / SEED003_PAGE
-    page.parent.mkdir(parents=True)
-    pending = pending_page((REPO / SEED003_PAGE).read_text(encoding="utf-8"), "seed003")
-    page.write_text(pending)
-    assert check_docs(tmp_path, "seed003") == []
-    page.write_text(pending.replace("<!-- numbers: seed003/table3 -->\n",
-                                    "<!-- numbers: seed003/table3 -->\n| STCP | 253.2 |\n"))
-    assert check_docs(tmp_path, "seed003") == [page]
 
 
 def test_write_docs_for_seed003_needs_every_light_run_stored(tmp_path):
