@@ -98,7 +98,15 @@ def test_ctrl_c_stops_a_long_run_within_a_second(example):
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
-        time.sleep(4)              # imports, validation, and well into the engine's one call
+        # Wait until the engine is loaded (its library mapped into the process) and then a second more, so
+        # the signal lands in the engine's one call: a fixed pause let a loaded machine send it while click
+        # was still being imported, before the CLI handles Ctrl-C (status -2, not 130).
+        maps = Path(f"/proc/{process.pid}/maps")
+        deadline = time.monotonic() + 60
+        while "_engine" not in maps.read_text() and time.monotonic() < deadline:
+            assert process.poll() is None, process.communicate()
+            time.sleep(0.1)
+        time.sleep(1)
         assert process.poll() is None
         sent = time.monotonic()
         process.send_signal(signal.SIGINT)
