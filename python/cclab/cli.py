@@ -299,8 +299,9 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
     A part marked heavy (its full runs cost hours: seed003's response-1e-8) is left out of a full run
     unless named with --only or asked for with --with-heavy; quick mode runs every part."""
     from .executors import make_executor
-    from .experiment import experiments_root, is_heavy, list_experiments, load_experiment
+    from .experiment import experiments_root, is_heavy, list_experiments
     from .reproduce import reproduce, study_of
+    from .selection import select_parts
     from .html_report import write_index
     from .reproduction_report import counts_text, terminal_header, terminal_view, write_study_report
     from .store import resolve_root, results_version
@@ -333,40 +334,12 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
         if quick or only or overrides:
             raise CclabError("--write-docs writes the docs from the whole study as the paper ran it: "
                              "drop --quick, --only and --set")
-    # A full run without --only leaves the heavy parts out unless asked (--with-heavy), and says so.
-    if without and only:
-        raise CclabError("--without leaves parts out of a full run; with --only, name just the parts to run")
-    heavy = [p for p in parts if is_heavy(available[parts[p]])]
-    left_out = list(without) + ([] if only or quick or with_heavy else [p for p in heavy if p not in without])
-    selected = [load_experiment(available[parts[p]]) for p in (only or [p for p in parts if p not in left_out])]
-    left_out_runs = []   # (experiment id, runs stored, runs, why) of each part the docs go without
-    if write_docs:
-        from .reproduce import missing_runs
-        missing, total = missing_runs(selected, resolve_root(store)) if selected else (0, 0)
-        if missing:
-            flag = " --with-heavy" if with_heavy and heavy else ""
-            raise CclabError(f"{missing} of {total} runs of {study} are not in the store {resolve_root(store)} for "
-                             f"cclab {results_version()}; run `cclab reproduce {study}{flag}` first (the docs are "
-                             "written from stored runs only)")
-        # A part left out (heavy, or named with --without) but wholly stored goes into the docs; one that is
-        # not stays out, and the pages say so.
-        for p in list(left_out):
-            experiment = load_experiment(available[parts[p]])
-            missing, total = missing_runs([experiment], resolve_root(store))
-            if missing:
-                left_out_runs.append((experiment.id, total - missing, total, "without" if p in without else "heavy"))
-            else:
-                left_out.remove(p)
-        selected = [load_experiment(available[parts[p]]) for p in parts if p not in left_out]
-    if not selected:
-        raise CclabError(f"every part of {study} is left out ({', '.join(left_out)}); nothing to run or write")
-    left_heavy = [p for p in left_out if p not in without]
-    if left_heavy:
-        click.echo(f"{study}: left out, heavy: " + ", ".join(left_heavy) + " (add --with-heavy, or name one with "
-                   "--only, to run it" + ("; the docs say it is not in their data)" if write_docs else ")"), err=True)
-    if without and write_docs and any(p in without for p in left_out):
-        click.echo(f"{study}: left out with --without: " + ", ".join(p for p in left_out if p in without)
-                   + " (the docs say it is not in their data)", err=True)
+    # Heavy parts and --without parts are left out of a full run; the person is told which and why.
+    selection = select_parts(study, parts, available, only=only, without=without, quick=quick,
+                             with_heavy=with_heavy, write_docs=write_docs, store_root=resolve_root(store))
+    for line in selection.notices(study, write_docs):
+        click.echo(line, err=True)
+    selected = selection.experiments
     started = time.perf_counter()
     executor = make_executor(cluster, jobs)
     show_bar = sys.stderr.isatty()
@@ -396,7 +369,8 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
         from .doc_numbers import keep_report, values_path, write_docs as rewrite, write_source
         from .reproduction_report import write_values_csv
         write_values_csv(result, values_path(root, study))
-        write_source(values_path(root, study), results_version(), result.sweep_report.planned, left_out_runs)
+        write_source(values_path(root, study), results_version(), result.sweep_report.planned,
+                     selection.source_records())
         kept = keep_report(root, study, report.folder)
         if kept:
             click.echo(f"{len(kept) - 1} figures and the findings kept from {report.folder}")
