@@ -518,10 +518,12 @@ def response_command(quick: bool, no_simulation: bool, jobs: int | None, store: 
     console.print(table)
     if simulated is not None and simulated.points:
         table = Table(title="simulated against analytic mean window (packets)", title_justify="left")
-        for column in ("protocol", "p", "simulated", "analytic", "ratio"):
+        for column in ("protocol", "p", "simulated", "analytic", "ratio", "realised p", "ratio there"):
             table.add_column(column, justify="left" if column == "protocol" else "right")
-        for name, p, window, model in rr.comparison_rows(simulated):
-            table.add_row(name, f"{p:g}", f"{window:,.1f}", f"{model:,.1f}", f"{window / model:.2f}")
+        for c in rr.comparison_rows(simulated):
+            table.add_row(c.protocol, f"{c.p:g}", f"{c.window:,.1f}", f"{c.model:,.1f}", f"{c.window / c.model:.2f}",
+                          f"{c.realised:.3g}" if c.realised else "-",
+                          f"{c.window / c.model_realised:.2f}" if c.realised else "-")
         console.print(table)
     table = Table(title="RTT unfairness under synchronised loss (Section IV)", title_justify="left")
     for column in ("protocol", "d", "exponent", "ratio 3", "ratio 6"):

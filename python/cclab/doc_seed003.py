@@ -238,6 +238,36 @@ def response(values: Values) -> str:
     return out + "".join(f"\n{not_run(values, e)}.\n" for e, _ in RESPONSE if e in missing)
 
 
+# The analytic curve of each row, for the window at the loss rate a run realised (`response_realised`).
+CURVE_OF_ROW = {"TCP (NewReno)": "newreno", "AIMD(32, 0.125)": "aimd", "HSTCP": "highspeed", "STCP": "scalable",
+                "BIC": "bic"}
+
+
+def response_realised(values: Values) -> str:
+    """Per protocol and p: the loss rate the run realised over the p it was given, and its mean window
+    against the analytic curve at that realised rate (`loss` metric: the bottleneck's packet errors per
+    packet sent, in the measurement window)."""
+    from .analysis.response import protocol_window
+
+    missing = left_out(values)
+    lines = []
+    for row in _rows(f"{STUDY}-response"):
+        line = [row]
+        for e, ps in RESPONSE:
+            for p in ps:
+                if e in missing or row not in _rows(e):
+                    line.append("not run" if e in missing else "not simulated")
+                    continue
+                c = cell(e, p=p)
+                realised = values.get(e, row, c, "loss").mean
+                w = values.get(e, row, c, "window").mean
+                line.append(f"{realised / p:.2f} p: {signed_percent(w, protocol_window(CURVE_OF_ROW[row], realised))}")
+        lines.append(line)
+    ps = [p for _, group in RESPONSE for p in group]
+    return table(["realised loss rate: simulated vs analytic there"] + [f"p = {_p(p)}" for p in ps],
+                 ["---"] * (len(ps) + 1), lines)
+
+
 # --- findings ------------------------------------------------------------------------------------------
 
 def _findings_of(*parts: str) -> Callable[[Values], str]:
@@ -275,6 +305,7 @@ RENDERERS: dict[str, Callable[[Values], str]] = {
     "seed003/source": source_with_left_out,
     "seed003/findings-count": count,
     "seed003/response": response,
+    "seed003/response-realised": response_realised,
     "seed003/findings-response": _findings_of("response", "response-low", "response-1e-8"),
     "seed003/figure2": _unless_left_out("figure2", figure2),
     "seed003/findings-figure2": _findings_of("figure2"),

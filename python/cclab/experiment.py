@@ -94,7 +94,8 @@ class MetricSpec(_Spec):
     label: Optional[str] = None
     of: Literal["delivered_bps", "goodput_bps", "utilisation", "jain", "queue", "state",
                 "synchronisation", "share", "bic_phase", "timeouts", "retransmissions", "rtt_ms", "rtt_std_ms",
-                "queueing_ms", "rto_s", "timeout_time_s", "transfer_bps", "ack_rtt_ms", "product"] = "delivered_bps"
+                "queueing_ms", "rto_s", "timeout_time_s", "transfer_bps", "ack_rtt_ms", "product",
+                "loss_rate"] = "delivered_bps"
     # How flows combine: "sum", "mean", "min", "max", "spread" (max - min), "ratio" (flow 0 / flow 1), one
     # flow by index, or "each": every flow's value, pooled over the replications (mean and spread over flows);
     # "samples" (rtt_ms, queueing_ms): every time-series sample of every flow, pooled (seed 002, Figs. 4-5).
