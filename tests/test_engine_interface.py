@@ -24,7 +24,8 @@ from conftest import EXAMPLE  # noqa: E402
 
 # What the runner, the CLI and the sweeps use of the bindings: everything public.
 MODULE_FUNCTIONS = ["algorithms_json", "queues_json", "source_hash", "version"]
-SIMULATION_METHODS = ["connection_records", "link_series", "loss_events", "run_until", "summary_json", "timeseries"]
+SIMULATION_METHODS = ["connection_records", "link_series", "loss_events", "rtt_histogram", "run_until", "summary_json",
+                      "timeseries"]
 SIMULATION_PROPERTIES = ["duration_ns", "events", "now_ns"]
 # Not the simulation's: the live testbed's delay line (cclab.live.delayline), which the stand-in never needs.
 LIVE_CLASSES = ["DelayLine"]
@@ -61,7 +62,7 @@ def test_the_fake_has_the_same_functions_with_the_same_parameters():
 
 
 def both(overrides=("run.duration=2s", "run.measure_from=0s", "run.sample_interval=100ms",
-                    "run.record_loss_events=true")):
+                    "run.record_loss_events=true", "run.rtt_histogram=true")):
     """The example's config, run for 1 s on the real engine and on the fake."""
     config = load_scenario(EXAMPLE, list(overrides)).to_engine_config()
     out = []
@@ -90,7 +91,7 @@ def test_the_fake_returns_what_the_real_bindings_return():
             assert fake_series[table][column].dtype == real_series[table][column].dtype, (table, column)
     assert sorted(fake_sim.link_series()) == sorted(real_sim.link_series())
     assert set(fake_sim.link_series()["link"]) == set(real_sim.link_series()["link"])
-    for method in ("loss_events", "connection_records"):
+    for method in ("loss_events", "connection_records", "rtt_histogram"):
         real_columns, fake_columns = getattr(real_sim, method)(), getattr(fake_sim, method)()
         assert sorted(fake_columns) == sorted(real_columns), method
         for column, values in real_columns.items():
@@ -110,6 +111,13 @@ def test_loss_events_unrecorded_are_a_value_error_on_both():
     for simulation in both(("run.duration=2s", "run.measure_from=0s")):
         with pytest.raises(ValueError, match="run.record_loss_events"):
             simulation.loss_events()
+
+
+def test_rtt_histograms_not_asked_for_are_a_value_error_on_both():
+    # Without run.rtt_histogram the engine counts nothing; both sides say which field to set.
+    for simulation in both(("run.duration=2s", "run.measure_from=0s")):
+        with pytest.raises(ValueError, match="run.rtt_histogram"):
+            simulation.rtt_histogram()
 
 
 def test_a_rejected_config_is_a_value_error_on_both():

@@ -62,3 +62,26 @@ def test_ack_weighted_mean_rtt_from_the_summary():
     # The engine's mean over every RTT measurement (one per ACK giving one), per flow in flow order:
     # flow 0 1.25 s, flow 1 0.5 s. Flow 0's samples in time average 1.5 s: the two weightings differ.
     assert list(figure("ack_rtt_ms")) == [1250.0, 500.0]
+
+
+# The engine's RTT histograms of the same two flows (run.rtt_histogram; bounds in ns, every measurement of
+# a row within them). Flow 0: 3 measurements in [1.000, 1.008] s, 1 in [1.984, 2.000] s; flow 1: 5 at
+# exactly 0.5 s (one row whose bounds are both its smallest and largest measurement).
+HISTOGRAM = pd.DataFrame({"flow": [0, 0, 1], "low_ns": [1_000_000_000, 1_984_000_000, 500_000_000],
+                          "high_ns": [1_008_000_000, 2_000_000_000, 500_000_000], "count": [3, 1, 5]})
+
+
+def test_every_rtt_measurement_from_the_histograms():
+    # Each measurement at its row's middle: flow 0 (1000 + 1008) / 2 = 1004 ms three times and
+    # (1984 + 2000) / 2 = 1992 ms once, then flow 1's 500 ms five times.
+    acks = figure("rtt_ms", flows="acks", rtt_histogram=lambda: HISTOGRAM)
+    assert list(acks) == [1004.0] * 3 + [1992.0] + [500.0] * 5
+    # Queueing: less the flow's smallest measurement, which is exact (the first row's low bound, 1000 ms):
+    # 4 ms three times, 992 ms once; flow 1's are all 0.
+    queueing = figure("queueing_ms", flows="acks", rtt_histogram=lambda: HISTOGRAM)
+    assert list(queueing) == [4.0] * 3 + [992.0] + [0.0] * 5
+    assert list(figure("rtt_ms", flows="acks", cc="reno", rtt_histogram=lambda: HISTOGRAM)) == [500.0] * 5
+    with pytest.raises(Exception, match="run.rtt_histogram = true"):
+        figure("rtt_ms", flows="acks")
+    with pytest.raises(Exception, match="ACK by ACK"):
+        figure("timeouts", flows="acks", rtt_histogram=lambda: HISTOGRAM)

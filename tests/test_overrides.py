@@ -58,4 +58,4 @@ def test_bad_paths_name_the_key(example_dict, item, line):
 def test_unknown_key_is_reported_by_the_schema_under_its_name(example_dict, no_engine):
     with pytest.raises(ScenarioError) as caught:
         load_scenario(example_dict, ["run.sed=3"])
-    assert str(caught.value) == "scenario error: run.sed: unknown key 'sed'; use one of duration, measure_from, seed, sample_interval, record_loss_events"
+    assert str(caught.value) == "scenario error: run.sed: unknown key 'sed'; use one of duration, measure_from, seed, sample_interval, record_loss_events, rtt_histogram"

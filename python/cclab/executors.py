@@ -68,6 +68,8 @@ def execute_run(task: dict) -> dict:
         queue = parquet_bytes(series_table(identity, series.get("queue") or {}))
         loss_events = (parquet_bytes(series_table(identity, simulation.loss_events()))
                        if config["run"].get("record_loss_events") else None)
+        rtt_histogram = (parquet_bytes(series_table(identity, simulation.rtt_histogram()))
+                         if config["run"].get("rtt_histogram") else None)
         # Per-connection records exist only for sources with records = true; a run without any stores no
         # file, so the connections view holds only runs that asked for them.
         records = simulation.connection_records() if hasattr(simulation, "connection_records") else {}
@@ -79,7 +81,7 @@ def execute_run(task: dict) -> dict:
         return {"status": "failed", "error_type": type(exc).__name__, "error": str(exc) or repr(exc),
                 "traceback": traceback.format_exc()}
     return {"status": "ok", "summary": summary, "timeseries": timeseries, "queue": queue, "loss_events": loss_events,
-            "connections": connections,
+            "connections": connections, "rtt_histogram": rtt_histogram,
             # Measured for benchmarks and the report; never stored, since they depend on the machine.
             # Wall time includes waiting for a core on a busy machine; CPU time does not.
             "compute_s": time.perf_counter() - started, "cpu_s": time.process_time() - started_cpu}

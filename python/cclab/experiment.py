@@ -98,8 +98,10 @@ class MetricSpec(_Spec):
                 "loss_rate"] = "delivered_bps"
     # How flows combine: "sum", "mean", "min", "max", "spread" (max - min), "ratio" (flow 0 / flow 1), one
     # flow by index, or "each": every flow's value, pooled over the replications (mean and spread over flows);
-    # "samples" (rtt_ms, queueing_ms): every time-series sample of every flow, pooled (seed 002, Figs. 4-5).
-    flows: Union[Literal["sum", "mean", "min", "max", "spread", "ratio", "each", "samples"], int] = "sum"
+    # "samples" (rtt_ms, queueing_ms): every time-series sample of every flow, pooled (seed 002, Figs. 4-5:
+    # time-weighted); "acks" (rtt_ms, queueing_ms): every RTT measurement of every flow, from the engine's
+    # histograms (run.rtt_histogram, turned on for the experiments that measure it: ACK-weighted).
+    flows: Union[Literal["sum", "mean", "min", "max", "spread", "ratio", "each", "samples", "acks"], int] = "sum"
     window: Optional[list[str]] = None                   # [from, to]; default: the run's measurement window
     unit: str = "kbit/s"
     column: Optional[str] = None                         # state: a column of the flow time series (cc_dwnd)
@@ -148,9 +150,9 @@ class MetricSpec(_Spec):
             raise ValueError("a 'product' metric multiplies at least two metrics")
         if self.per is not None and (self.of != "product" or parse_duration(self.per) <= 0):
             raise ValueError("per (a positive duration) divides a 'product' metric only")
-        if self.flows == "samples" and self.of not in ("rtt_ms", "queueing_ms"):
-            raise ValueError(f"only rtt_ms and queueing_ms are measured sample by sample (flows = 'samples'), "
-                             f"not {self.of}")
+        if self.flows in ("samples", "acks") and self.of not in ("rtt_ms", "queueing_ms"):
+            raise ValueError(f"only rtt_ms and queueing_ms are measured sample by sample (flows = "
+                             f"'{self.flows}'), not {self.of}")
         if self.of in ("queue", "state", "synchronisation", "timeouts", "retransmissions", "rtt_ms", "rtt_std_ms",
                        "queueing_ms", "rto_s", "timeout_time_s", "ack_rtt_ms", "product") and self.unit not in ("", "kbit/s"):
             raise ValueError(f"a '{self.of}' metric is in its own unit (packets, seconds...); leave unit out")
@@ -567,6 +569,9 @@ def plan_experiment(experiment: Experiment, quick: bool = False, overrides: Sequ
     # The synchronisation ratio needs every loss event's time, which the engine keeps only when asked (it
     # grows with simulated time): the experiments that measure it ask, the others do not.
     records = ["run.record_loss_events=true"] if any(m.of == "synchronisation" for m in experiment.metrics) else []
+    # Likewise the RTT histograms, for the metrics over every RTT measurement (flows = "acks").
+    if any(m.flows == "acks" for m in experiment.metrics):
+        records.append("run.rtt_histogram=true")
     for r in rows:
         row = spec.rows[r]
         ccs = row.cc if isinstance(row.cc, list) else [row.cc] * base_flows

@@ -35,6 +35,10 @@
   flow's latest RTT measurement at a sample instant (every `run.sample_interval`), so the samples weigh
   time, not ACKs: while no ACK arrives (a stall) the last measurement is sampled again and again. A
   queueing-time sample is an RTT sample less the flow's smallest RTT sample (the study's footnote 1).
+- `flows = "acks"` (rtt_ms and queueing_ms only): every RTT measurement the sender took over the window
+  (one per ACK that gave one, Karn's rule), from the engine's per-flow histogram (`run.rtt_histogram`,
+  `cclab.analysis.rtt_histogram`): ACK-weighted where the samples weigh time. Each measurement is its
+  bucket's middle (within 0.8 %); a queueing time is it less the flow's smallest measurement (exact).
 A metric with a `window` = [t1, t2] is computed from the cumulative `delivered` column of the time series:
 (delivered(t2) - delivered(t1)) x size / (t2 - t1); both instants must be sample times. Without a window the
 engine's own figures over [run.measure_from, run.duration] are used.
@@ -169,7 +173,7 @@ def state_means(column: str, window: tuple[int, int], summary: pd.DataFrame,
 
 FLOW_FIGURES = ("timeouts", "retransmissions", "rtt_ms", "rtt_std_ms", "queueing_ms", "rto_s", "timeout_time_s",
                 "transfer_bps", "ack_rtt_ms")
-# The figures whose every sample can be measured (flows = "samples").
+# The figures whose every sample can be measured (flows = "samples", or "acks" from the histograms).
 SAMPLED_FIGURES = ("rtt_ms", "queueing_ms")
 
 
@@ -186,6 +190,20 @@ def flow_samples(of: str, span: tuple[int, int], flows: list[int], series: Calla
     if of == "queueing_ms":
         rtt = rtt - data.groupby("flow")["rtt_s"].transform("min").to_numpy(dtype=float)
     return rtt * 1e3
+
+
+def ack_samples(of: str, flows: list[int], rtt_histogram: Callable[[], pd.DataFrame] | None) -> np.ndarray:
+    """Every RTT measurement (or queueing time) of these flows over the window, ms, from the run's RTT
+    histograms (`cclab.analysis.rtt_histogram.measurements_ms`)."""
+    from .analysis.rtt_histogram import measurements_ms
+
+    if of not in SAMPLED_FIGURES:
+        raise MeasureError(f"only {' and '.join(SAMPLED_FIGURES)} are measured ACK by ACK, not {of}")
+    if rtt_histogram is None:
+        raise MeasureError("the run's RTT histograms are not stored: run it with run.rtt_histogram = true")
+    rows = rtt_histogram()
+    columns = {name: rows[name].to_numpy() for name in ("flow", "low_ns", "high_ns", "count")}
+    return measurements_ms(columns, flows, queueing=of == "queueing_ms")
 
 
 def flow_figures(of: str, span: tuple[int, int], summary: pd.DataFrame,
@@ -235,7 +253,7 @@ def combine(values: np.ndarray, flows: str | int) -> "float | np.ndarray":
         return float(values[flows])
     if len(values) == 0:
         raise MeasureError("no flow to measure")
-    if flows in ("each", "samples"):
+    if flows in ("each", "samples", "acks"):
         return np.asarray(values, dtype=float)
     if flows == "ratio":
         if len(values) != 2:
@@ -330,10 +348,12 @@ def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: d
             queue: Callable[[], pd.DataFrame] | None = None, threshold: float | None = None,
             loss_events: Callable[[], pd.DataFrame] | None = None, group: str | list[str] | None = None,
             every_ns: int | None = None, phase: str | None = None, clip: bool = False,
-            nominal_bps: int | None = None) -> "float | np.ndarray":
+            nominal_bps: int | None = None,
+            rtt_histogram: Callable[[], pd.DataFrame] | None = None) -> "float | np.ndarray":
     """One metric value of one run, in base units (bit/s, a ratio, an index, packets or the column's);
     with `clip`, a rate clipped to what crossed the bottleneck in the window (see the module's note); with
-    `flows = "each"`, one value per flow; with `flows = "samples"`, every sample (`flow_samples`)."""
+    `flows = "each"`, one value per flow; with `flows = "samples"`, every sample (`flow_samples`); with
+    `flows = "acks"`, every RTT measurement (`ack_samples`, from `rtt_histogram`)."""
     span = window or (config["run"]["measure_from_ns"], config["run"]["duration_ns"])
     if of == "synchronisation":
         return synchronisation(summary, cc, threshold, span, loss_events, group)
@@ -360,6 +380,8 @@ def measure(of: str, flows: str | int, window: tuple[int, int] | None, config: d
     keep = _kept(ordered, cc, group)
     if flows == "samples":
         return flow_samples(of, span, [int(f) for f in ordered["flow"][keep]], series)
+    if flows == "acks":
+        return ack_samples(of, [int(f) for f in ordered["flow"][keep]], rtt_histogram)
     if of == "bic_phase" or every_ns:
         values = np.zeros(len(summary))
     elif of == "state":

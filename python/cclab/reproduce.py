@@ -25,7 +25,7 @@ from .claims import ClaimResult, check_claim
 from .executors import Executor
 from .experiment import NOT_CHECKED, UNIT_SCALE, Experiment, Plan, _scaled, plan_experiment
 from .measures import MeasureError, measure
-from .store import FAILURES, LOSS_EVENTS, QUEUE, SUMMARY, TIMESERIES, StudyStore, results_version
+from .store import FAILURES, LOSS_EVENTS, QUEUE, RTT_HISTOGRAM, SUMMARY, TIMESERIES, StudyStore, results_version
 from .sweep import Sweep
 from .sweeper import SweepProgress, SweepReport, run_sweep
 from .units import parse_duration, parse_rate
@@ -258,6 +258,13 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
                                    "to compute it again")
             return pq.read_table(path, columns=["flow", "time_ns"]).to_pandas()
 
+        def rtt_histogram(key: str = key) -> pd.DataFrame:
+            path = store.path(RTT_HISTOGRAM, key)
+            if not path.exists():
+                raise MeasureError("the run's RTT histograms are not stored; remove the run from the store "
+                                   "to compute it again")
+            return pq.read_table(path, columns=["flow", "low_ns", "high_ns", "count"]).to_pandas()
+
         for metric in plan.experiment.metrics:
             if metric.of == "product":
                 continue   # of the cells' means, below
@@ -268,7 +275,8 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
                                 group=metric.group, loss_events=loss_events,
                                 every_ns=_scaled(parse_duration(metric.every), plan.time_scale) if metric.every else None,
                                 phase=metric.phase,
-                                nominal_bps=parse_rate(metric.nominal) if metric.nominal else None)
+                                nominal_bps=parse_rate(metric.nominal) if metric.nominal else None,
+                                rtt_histogram=rtt_histogram)
             except MeasureError as exc:
                 outcome.errors.append((run.row, run.cell, run.replication, f"{metric.name}: {exc}"))
                 continue
@@ -285,7 +293,7 @@ def _measure(plan: Plan, store: StudyStore) -> ExperimentOutcome:
                 if not math.isnan(clipped_value):
                     clipped[(metric.name, run.row, run.cell)].append(clipped_value)
             seed_values = outcome.by_seed.setdefault(run.replication, {})
-            if isinstance(value, np.ndarray):   # flows = "each" or "samples": every flow's or sample's value
+            if isinstance(value, np.ndarray):   # flows = "each", "samples", "acks": every flow's or sample's value
                 present = value[~np.isnan(value)]
                 collected[(metric.name, run.row, run.cell)].append(present)
                 if present.size:

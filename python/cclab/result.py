@@ -47,13 +47,17 @@ class Result:
     # Start time of every loss event of the scenario's flows, {"flow": array, "time_ns": array}
     # (sim.loss_events()); empty unless the run had run.record_loss_events.
     loss_event_columns: Mapping[str, Any] = field(default_factory=dict)
+    # Every RTT measurement of the scenario's flows over the measurement window, one row per histogram
+    # bucket, {"flow", "low_ns", "high_ns", "count"} (sim.rtt_histogram()); empty unless run.rtt_histogram.
+    rtt_histogram_columns: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_engine(cls, config: dict, summary: dict, series: dict, link_series: dict | None = None,
-                    connection_records: dict | None = None, loss_events: dict | None = None) -> "Result":
+                    connection_records: dict | None = None, loss_events: dict | None = None,
+                    rtt_histogram: dict | None = None) -> "Result":
         return cls(config=config, summary=summary, bottleneck=Figures(summary.get("bottleneck", {})), series=series,
                    link_columns=link_series or {}, connection_columns=connection_records or {},
-                   loss_event_columns=loss_events or {})
+                   loss_event_columns=loss_events or {}, rtt_histogram_columns=rtt_histogram or {})
 
     # cached_property stores into the instance __dict__ directly, which a frozen dataclass allows.
     @cached_property
@@ -108,6 +112,47 @@ class Result:
         Empty unless the scenario set run.record_loss_events = true."""
         return _frame(self.loss_event_columns)
 
+    @cached_property
+    def rtt_histogram(self) -> pd.DataFrame:
+        """One row per histogram bucket with RTT measurements, per flow: flow, low_ns, high_ns, count (every
+        measurement over the measurement window, one per ACK that gave one: ACK-weighted; see
+        `cclab.analysis.rtt_histogram`). Empty unless the scenario set run.rtt_histogram = true."""
+        return _frame(self.rtt_histogram_columns)
+
+    def rtt_quantiles(self, probabilities: "tuple[float, ...]" = (0.1, 0.5, 0.9, 0.99)) -> pd.DataFrame:
+        """Per flow, the quantiles of every RTT measurement (ms, within 0.8 %), its exact minimum and the
+        number of measurements: columns flow, measurements, min_ms, then p10_ms, p50_ms, ... as asked."""
+        import pandas as pd
+
+        from .analysis.rtt_histogram import quantiles_ms
+
+        rows = self._rtt_rows()
+        out = []
+        for flow in sorted(int(f) for f in self.flows["flow"]) if "flow" in self.flows else []:
+            mine = rows[rows["flow"] == flow]
+            values = quantiles_ms(mine["low_ns"], mine["high_ns"], mine["count"], probabilities)
+            record = {"flow": flow, "measurements": int(mine["count"].sum()),
+                      "min_ms": float(mine["low_ns"].iloc[0]) / 1e6 if len(mine) else float("nan")}
+            record.update({f"p{100 * p:g}_ms": float(v) for p, v in zip(probabilities, values)})
+            out.append(record)
+        return pd.DataFrame(out)
+
+    def rtt_cdf(self, flow: int) -> pd.DataFrame:
+        """The CDF of one flow's RTT measurements: rtt_ms (each bucket's upper bound) and cdf, exact there."""
+        import pandas as pd
+
+        from .analysis.rtt_histogram import cdf
+
+        rows = self._rtt_rows()
+        mine = rows[rows["flow"] == flow]
+        x, p = cdf(mine["low_ns"], mine["high_ns"], mine["count"])
+        return pd.DataFrame({"rtt_ms": x, "cdf": p})
+
+    def _rtt_rows(self) -> pd.DataFrame:
+        if not self.config["run"].get("rtt_histogram"):
+            raise ValueError("the run kept no RTT histogram: run it with run.rtt_histogram = true")
+        return self.rtt_histogram
+
     def synchronisation(self, threshold: int, flows: "list[int] | None" = None, start_ns: int | None = None,
                         end_ns: int | None = None):
         """Seed 003's synchronisation ratio (Section III, `cclab.analysis.synchronisation`) of the given flows
@@ -145,6 +190,8 @@ class Result:
             self.groups.to_parquet(out / "groups.parquet", index=False)
         if self.connection_columns:
             self.connections.to_parquet(out / "connections.parquet", index=False)
+        if self.rtt_histogram_columns:
+            self.rtt_histogram.to_parquet(out / "rtt_histogram.parquet", index=False)
         (out / "summary.json").write_text(self.summary_json() + "\n", encoding="utf-8")
         (out / "config.json").write_text(json.dumps(self.config, indent=2) + "\n", encoding="utf-8")
         return out

@@ -15,6 +15,9 @@ swept different fields still read as one table, the missing columns as NULL):
     timeseries  study, run_key, time_s, flow, cwnd, ... (join to runs on run_key)
     queue       study, run_key, time_s, queue_packets, queue_bytes, drops
     loss_events study, run_key, flow, time_ns: the start of every loss event of each flow
+    rtt_histogram study, run_key, flow, low_ns, high_ns, count: every RTT measurement of each flow over the
+                measurement window, one row per histogram bucket (runs with run.rtt_histogram = true;
+                cclab.analysis.rtt_histogram reads it)
     connections study, run_key, group, start_s, end_s, size_bytes, bytes, completion_time_s,
                 retransmissions, timeouts: one row per connection of the [[traffic]] sources with
                 records = true (completed, then alive: end_s and completion_time_s NaN)
@@ -33,8 +36,8 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import CclabError
-from .store import (CONNECTIONS, FAILURES, LOSS_EVENTS, QUEUE, SUMMARY, TIMESERIES, resolve_root, results_version,
-                    version_folder)
+from .store import (CONNECTIONS, FAILURES, LOSS_EVENTS, QUEUE, RTT_HISTOGRAM, SUMMARY, TIMESERIES, resolve_root,
+                    results_version, version_folder)
 from .sweep import STUDY_NAME
 
 FAILURE_COLUMNS = ["study", "cclab_version", "run_key", "scenario_hash", "seed", "replication", "params",
@@ -66,8 +69,8 @@ def studies(store: str | Path | None = None, all_versions: bool = False) -> list
 
 
 def connect(store: str | Path | None = None, study: str | None = None, all_versions: bool = False):
-    """An in-memory DuckDB connection with the views runs, timeseries, queue, loss_events, connections
-    and failures (a view with no file behind it in the store is absent).
+    """An in-memory DuckDB connection with the views runs, timeseries, queue, loss_events, connections,
+    rtt_histogram and failures (a view with no file behind it in the store is absent).
 
     `study` limits every view to one study; `store` defaults to $CCLAB_STORE, else the user data folder.
     """
@@ -76,7 +79,7 @@ def connect(store: str | Path | None = None, study: str | None = None, all_versi
     root = resolve_root(store)
     connection = duckdb.connect()
     for view, kind in (("runs", SUMMARY), ("timeseries", TIMESERIES), ("queue", QUEUE), ("loss_events", LOSS_EVENTS),
-                       ("connections", CONNECTIONS)):
+                       ("connections", CONNECTIONS), ("rtt_histogram", RTT_HISTOGRAM)):
         pattern = _pattern(root, study, kind, all_versions)
         if not glob.glob(pattern):
             if view == "runs":

@@ -40,8 +40,9 @@ def run(source: "str | Path | Mapping | Scenario", overrides: Sequence[str] = ()
         if any(source.get("records") for source in config.get("traffic", ())):
             records = simulation.connection_records()
         loss_events = simulation.loss_events() if config["run"].get("record_loss_events") else None
+        rtt_histogram = simulation.rtt_histogram() if config["run"].get("rtt_histogram") else None
         return Result.from_engine(config, engine.read_summary(simulation), simulation.timeseries(), link_series,
-                                  records, loss_events)
+                                  records, loss_events, rtt_histogram)
     except RuntimeError as exc:
         raise SimulationError(f"the engine failed collecting results: {exc}") from None
 

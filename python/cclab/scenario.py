@@ -738,6 +738,10 @@ class RunSpec(_Table):
     # Keep the start time of every loss event of the scenario's flows (Result.loss_events, seed 003's
     # synchronisation ratio): 8 bytes per event, so memory grows with simulated time; off by default.
     record_loss_events: bool = False
+    # Count every RTT measurement of the scenario's flows over the measurement window in a histogram per
+    # flow (Result.rtt_histogram: the ACK-weighted distribution, to within 1.6 %; the time series' rtt_s
+    # samples weigh time instead): at most 30 KB a flow whatever the run's length; off by default.
+    rtt_histogram: bool = False
 
     @model_validator(mode="after")
     def _check(self) -> "RunSpec":
@@ -856,6 +860,7 @@ class Scenario(_Table):
                 "sample_interval_ns": self.run.sample_interval,
                 # Only when on, so the configs (and stored runs' keys) of runs without it stay as they were.
                 **({"record_loss_events": True} if self.run.record_loss_events else {}),
+                **({"rtt_histogram": True} if self.run.rtt_histogram else {}),
             },
         }
 

@@ -6,6 +6,8 @@ Layout, under the store root (`--store`, else $CCLAB_STORE, else a folder in the
     <study>/cclab-<version>/timeseries/<key>.parquet   the run's per-flow time series
     <study>/cclab-<version>/queue/<key>.parquet        the run's bottleneck queue series
     <study>/cclab-<version>/loss_events/<key>.parquet  the start of every loss event of each flow (flow, time_ns)
+    <study>/cclab-<version>/rtt_histogram/<key>.parquet  every RTT measurement of each flow, as a histogram
+                                                       (flow, low_ns, high_ns, count; runs with run.rtt_histogram)
     <study>/cclab-<version>/connections/<key>.parquet  one row per connection of the [[traffic]] sources with
                                                        records = true (only runs that have such connections)
     <study>/cclab-<version>/failures/<key>.json        why a run failed (removed once it succeeds)
@@ -44,6 +46,7 @@ from .errors import CclabError
 STORE_ENV = "CCLAB_STORE"
 SUMMARY, TIMESERIES, QUEUE, FAILURES = "summary", "timeseries", "queue", "failures"
 LOSS_EVENTS = "loss_events"
+RTT_HISTOGRAM = "rtt_histogram"
 CONNECTIONS = "connections"
 TEMP_SUFFIX = ".tmp"
 # Parquet key-value metadata: what was run, so a summary file is reproducible on its own.
@@ -234,7 +237,8 @@ class StudyStore:
 
     def write_run(self, identity: Mapping[str, Any], params: Mapping[str, Any], config: Mapping[str, Any],
                   summary: Mapping[str, Any], timeseries_parquet: bytes, queue_parquet: bytes,
-                  loss_events_parquet: bytes | None = None, connections_parquet: bytes | None = None) -> None:
+                  loss_events_parquet: bytes | None = None, connections_parquet: bytes | None = None,
+                  rtt_histogram_parquet: bytes | None = None) -> None:
         """Store a finished run: series first and the summary last, so a summary means a complete run.
 
         The series arrive as Parquet bytes made by the worker (`series_table`), so the one process that
@@ -246,6 +250,8 @@ class StudyStore:
             write_atomic(self.path(LOSS_EVENTS, key), loss_events_parquet)
         if connections_parquet is not None:
             write_atomic(self.path(CONNECTIONS, key), connections_parquet)
+        if rtt_histogram_parquet is not None:
+            write_atomic(self.path(RTT_HISTOGRAM, key), rtt_histogram_parquet)
         write_atomic(self.path(SUMMARY, key), parquet_bytes(summary_table(identity, params, summary, config)))
         self.path(FAILURES, key).unlink(missing_ok=True)
 
@@ -256,7 +262,7 @@ class StudyStore:
     def remove_temporary_files(self) -> int:
         """Remove what a killed writer left half-written; call only while holding the lock."""
         removed = 0
-        for kind in (SUMMARY, TIMESERIES, QUEUE, LOSS_EVENTS, CONNECTIONS, FAILURES):
+        for kind in (SUMMARY, TIMESERIES, QUEUE, LOSS_EVENTS, CONNECTIONS, RTT_HISTOGRAM, FAILURES):
             folder = self.folder / kind
             if not folder.is_dir():
                 continue

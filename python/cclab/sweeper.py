@@ -154,7 +154,8 @@ def _drive(sweep: Sweep, store: StudyStore, executor: Executor, todo: Iterable[P
             if outcome["status"] == "ok":
                 store.write_run(_identity(sweep, store, run), sweep.param_columns(run), run.config,
                                 outcome["summary"], outcome["timeseries"], outcome["queue"],
-                                outcome.get("loss_events"), outcome.get("connections"))
+                                outcome.get("loss_events"), outcome.get("connections"),
+                                outcome.get("rtt_histogram"))
                 report.done += 1
                 report.compute_s.append(float(outcome.get("compute_s", 0.0)))
                 report.cpu_s.append(float(outcome.get("cpu_s", 0.0)))

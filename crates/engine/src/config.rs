@@ -448,6 +448,11 @@ pub struct RunConfig {
     /// off by default.
     #[serde(default)]
     pub record_loss_events: bool,
+    /// Count every RTT measurement of the scenario's flows over the measurement window in a log-linear
+    /// histogram per flow (`Simulation::rtt_histograms`: the ACK-weighted distribution, where the time
+    /// series' `rtt_s` samples weigh time): memory bounded (at most 30 KB a flow), off by default.
+    #[serde(default)]
+    pub rtt_histogram: bool,
 }
 
 impl ScenarioConfig {

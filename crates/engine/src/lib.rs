@@ -6,6 +6,7 @@
 pub mod cc;
 pub mod config;
 pub mod event;
+pub mod histogram;
 pub mod net;
 pub mod rng;
 pub mod run_error;

@@ -25,7 +25,7 @@ use crate::run_error::RunError;
 use crate::stats::{jain_index, BottleneckSummary, ConnectionRecords, FlowLife, FlowSeries, FlowSummary, GroupSummary, LinkSeries, LinkSummary, QueueSeries, Summary};
 use crate::tcp::burst::BurstLimit;
 use crate::tcp::receiver::Receiver;
-use crate::tcp::sender::{Sender, SenderConfig, SenderCounters};
+use crate::tcp::sender::{RttHistogram, Sender, SenderConfig, SenderCounters};
 use crate::time::{Rate, SimDuration, SimTime};
 use crate::traffic::dist::Distribution;
 use crate::traffic::groups::GroupStats;
@@ -264,6 +264,7 @@ impl Simulation {
                     segments: f.size_bytes.map(|b| b.div_ceil(cfg.payload_size() as u64)),
                     ecn: f.ecn,
                     record_loss_events: cfg.run.record_loss_events,
+                    rtt_histogram: cfg.run.rtt_histogram,
                 },
                 cc,
             );
@@ -677,8 +678,10 @@ impl Simulation {
                 stop: None,
                 segments: Some(segments),
                 ecn: t.flow.ecn,
-                // The times are kept for the scenario's flows only (`loss_event_times`).
+                // The times and RTTs are kept for the scenario's flows only (`loss_event_times`,
+                // `rtt_histograms`).
                 record_loss_events: false,
+                rtt_histogram: false,
             },
             cc,
         );
@@ -728,6 +731,10 @@ impl Simulation {
         for (g, bytes) in self.group_bytes().into_iter().enumerate() {
             self.groups[g].bytes_at_measure = bytes;
             self.groups[g].completed_at_measure = self.groups[g].completed;
+        }
+        // The RTT histograms count the measurement window only, as the summary's mean_rtt_s does.
+        for flow in &mut self.flows[..self.static_flows] {
+            flow.sender.clear_rtt_histogram();
         }
         let flows = &self.flows[..self.static_flows];
         Snapshot {
@@ -945,6 +952,15 @@ impl Simulation {
         }
         let flows = &self.flows[..self.static_flows];
         Some(flows.iter().map(|f| f.sender.loss_event_times().expect("scenario flows record with run.record_loss_events")).collect())
+    }
+    /// Every RTT measurement of each scenario flow over the measurement window, in flow order (the
+    /// ACK-weighted distribution; see `Sender::rtt_histogram`). None unless `run.rtt_histogram`.
+    pub fn rtt_histograms(&self) -> Option<Vec<&RttHistogram>> {
+        if !self.cfg.run.rtt_histogram {
+            return None;
+        }
+        let flows = &self.flows[..self.static_flows];
+        Some(flows.iter().map(|f| f.sender.rtt_histogram().expect("scenario flows count with run.rtt_histogram")).collect())
     }
     pub fn queue_series(&self) -> &QueueSeries {
         &self.queue_series

@@ -138,6 +138,28 @@ impl Simulation {
         Ok(out)
     }
 
+    /// Every RTT measurement of the scenario's flows over the measurement window, as a histogram: one row
+    /// per bucket with measurements, {"flow", "low_ns", "high_ns", "count"}: int64 arrays, ordered by flow
+    /// then value; every measurement counted in a row lies in [low_ns, high_ns], the first row of a flow
+    /// starts at its smallest measurement and the last ends at its largest. ValueError unless the config's
+    /// `run.rtt_histogram` asked the engine to count them.
+    fn rtt_histogram<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let per_flow = self.inner.rtt_histograms().ok_or_else(|| {
+            PyValueError::new_err("run.rtt_histogram: the run did not count its RTT measurements (set it to true)")
+        })?;
+        let rows: Vec<(i64, cclab_engine::histogram::Bucket)> = per_flow
+            .iter()
+            .enumerate()
+            .flat_map(|(flow, histogram)| histogram.buckets().into_iter().map(move |b| (flow as i64, b)))
+            .collect();
+        let out = PyDict::new_bound(py);
+        out.set_item("flow", int64(py, rows.iter().map(|(flow, _)| *flow)))?;
+        out.set_item("low_ns", int64(py, rows.iter().map(|(_, b)| saturating_i64(b.low_ns))))?;
+        out.set_item("high_ns", int64(py, rows.iter().map(|(_, b)| saturating_i64(b.high_ns))))?;
+        out.set_item("count", int64(py, rows.iter().map(|(_, b)| saturating_i64(b.count))))?;
+        Ok(out)
+    }
+
     /// Time series: {"flows": {column: numpy array}, "queue": {column: numpy array}}.
     ///
     /// Numbers cross as float64 arrays (one memcpy each) and integers as int64 arrays (one widening pass in

@@ -21,6 +21,7 @@
 //!   retransmission of a fast retransmit still goes out at once (RFC 6675 4.3), outside the pacing budget.
 
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
+use crate::histogram::LogHistogram;
 use crate::net::packet::{Direction, Ecn, Packet, Payload};
 use crate::tcp::burst::BurstLimit;
 use crate::tcp::rate::RateSampler;
@@ -59,7 +60,14 @@ pub struct SenderConfig {
     /// Keep the start time of every loss event (`Sender::loss_event_times`): 8 bytes per event, so memory
     /// grows with simulated time; off unless a run asks for it (seed 003's synchronisation ratio).
     pub record_loss_events: bool,
+    /// Count every RTT measurement in `Sender::rtt_histogram` (`run.rtt_histogram`); off: one branch per
+    /// measurement.
+    pub rtt_histogram: bool,
 }
+
+/// Every RTT measurement of a flow, ns, to within 1/64 of itself (6 bits of sub-buckets, 1.56 % at most):
+/// finer than the spread of any RTT distribution a study draws, in at most 3776 buckets.
+pub type RttHistogram = LogHistogram<6>;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum CaState {
@@ -117,6 +125,9 @@ pub struct Sender {
     /// retransmission timeout taken outside recovery (a timeout inside an episode continues that episode).
     /// Seed 003's synchronisation ratio (Section III) needs the times, not only the count.
     loss_event_times_ns: Option<Vec<u64>>,
+    /// Every RTT measurement (the samples that feed srtt and `counters.rtt_sum_ns`), when
+    /// `cfg.rtt_histogram`.
+    rtt_histogram: Option<RttHistogram>,
     /// `cfg.cwnd_clamp` where the sender enforces it (the algorithm does not apply it itself).
     growth_clamp: Option<u32>,
 }
@@ -125,6 +136,7 @@ impl Sender {
     pub fn new(cfg: SenderConfig, mut cc: Box<dyn CongestionControl>) -> Self {
         let wants_rate = cc.wants_rate_samples();
         let loss_event_times_ns = cfg.record_loss_events.then(Vec::new);
+        let rtt_histogram = cfg.rtt_histogram.then(RttHistogram::default);
         let growth_clamp = cfg.cwnd_clamp.filter(|&clamp| !cc.set_cwnd_clamp(clamp));
         let sb = if wants_rate { Scoreboard::with_rate_stamps() } else { Scoreboard::new() };
         Sender {
@@ -147,6 +159,7 @@ impl Sender {
             cwr_pending: false,
             burst: None,
             loss_event_times_ns,
+            rtt_histogram,
             growth_clamp,
         }
     }
@@ -169,6 +182,16 @@ impl Sender {
     /// Start times (ns) of the loss events so far, or None when the config did not ask to record them.
     pub fn loss_event_times(&self) -> Option<&[u64]> {
         self.loss_event_times_ns.as_deref()
+    }
+    /// Every RTT measurement since the last `clear_rtt_histogram`, or None when the config did not ask.
+    pub fn rtt_histogram(&self) -> Option<&RttHistogram> {
+        self.rtt_histogram.as_ref()
+    }
+    /// Forget the RTT measurements so far (the measurement window starts).
+    pub fn clear_rtt_histogram(&mut self) {
+        if let Some(histogram) = &mut self.rtt_histogram {
+            histogram.clear();
+        }
     }
     fn record_loss_event(&mut self, now: SimTime) {
         if let Some(times) = &mut self.loss_event_times_ns {
@@ -253,6 +276,9 @@ impl Sender {
             self.rtt.on_sample(r);
             self.counters.rtt_samples += 1;
             self.counters.rtt_sum_ns += r.0 as u128;
+            if let Some(histogram) = &mut self.rtt_histogram {
+                histogram.record(r);
+            }
             rtt_sample = Some(r);
         }
 

@@ -14,6 +14,11 @@ fn sender(recovery: Recovery, initial_cwnd: u32) -> Sender {
 
 /// `sender`, keeping its loss-event times when `record_loss_events`.
 fn sender_recording(recovery: Recovery, initial_cwnd: u32, record_loss_events: bool) -> Sender {
+    sender_keeping(recovery, initial_cwnd, record_loss_events, false)
+}
+
+/// `sender`, keeping its loss-event times and counting its RTT measurements as asked.
+fn sender_keeping(recovery: Recovery, initial_cwnd: u32, record_loss_events: bool, rtt_histogram: bool) -> Sender {
     let cfg = SenderConfig {
         flow: 0,
         packet_size: 1500,
@@ -25,6 +30,7 @@ fn sender_recording(recovery: Recovery, initial_cwnd: u32, record_loss_events: b
         ecn: false,
         segments: None,
         record_loss_events,
+        rtt_histogram,
     };
     Sender::new(cfg, Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, initial_cwnd)))
 }
@@ -241,6 +247,7 @@ fn recording_sender(cwnd: u32, pacing_bps: Option<u64>) -> (Sender, std::sync::A
         ecn: false,
         segments: None,
         record_loss_events: false,
+        rtt_histogram: false,
     };
     (Sender::new(cfg, Box::new(Recorder { cwnd, pacing_bps, samples: samples.clone() })), samples)
 }
@@ -418,6 +425,7 @@ fn an_ecn_echo_halves_the_window_once_per_window_and_the_next_new_segment_carrie
             segments: None,
             ecn: true,
             record_loss_events: false,
+            rtt_histogram: false,
         },
         Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, 10)),
     );
@@ -529,6 +537,40 @@ fn loss_event_times_are_kept_only_when_asked() {
     assert_eq!(s.loss_event_times(), None);
 }
 
+#[test]
+fn the_rtt_histogram_counts_every_measurement_and_none_from_a_retransmission() {
+    // IW 10, every segment sent at 0 (the scripted ACKs echo time 0), so a measurement is the ACK's time.
+    let mut s = sender_keeping(Recovery::Sack, 10, false, true);
+    start(&mut s);
+    feed(&mut s, ms(100), ack(1, &[], false)); // 100 ms
+    feed(&mut s, ms(250), ack(2, &[], false)); // 250 ms
+    feed(&mut s, ms(300), ack(2, &[], false)); // duplicate, nothing new: no measurement
+    feed(&mut s, ms(400), ack(3, &[], true)); // echoes a retransmission (Karn): no measurement
+    feed(&mut s, ms(500), ack(3, &[(4, 5)], false)); // newly SACKed: 500 ms
+    assert_eq!(s.counters().rtt_samples, 3);
+    // 6 bits of sub-buckets (`histogram.rs`): 100 ms in [2^26, 2^27), width 2^20 ns, bucket from
+    // floor(1e8 / 2^20) = 95 -> 95 * 2^20 = 99,614,720 to 100,663,295, its low end tightened to the smallest
+    // measurement; 250 ms in [2^27, 2^28), width 2^21, 119 * 2^21 = 249,561,088 to 251,658,239; 500 ms in
+    // [2^28, 2^29), width 2^22, from 119 * 2^22 = 499,122,176, its high end tightened to the largest.
+    let h = s.rtt_histogram().expect("asked for");
+    let rows: Vec<(u64, u64, u64)> = h.buckets().iter().map(|b| (b.low_ns, b.high_ns, b.count)).collect();
+    assert_eq!(
+        rows,
+        vec![(100_000_000, 100_663_295, 1), (249_561_088, 251_658_239, 1), (499_122_176, 500_000_000, 1)]
+    );
+    s.clear_rtt_histogram();
+    assert_eq!(s.rtt_histogram().map(|h| h.count()), Some(0));
+}
+
+#[test]
+fn the_rtt_histogram_is_kept_only_when_asked() {
+    let mut s = sender(Recovery::Sack, 10);
+    start(&mut s);
+    feed(&mut s, ms(100), ack(1, &[], false));
+    assert_eq!(s.counters().rtt_samples, 1);
+    assert!(s.rtt_histogram().is_none());
+}
+
 /// A SACK sender with NewReno (packet counting) and a receiver window `rwnd` or a cwnd clamp.
 fn windowed_sender(initial_cwnd: u32, rwnd: u64, cwnd_clamp: Option<u32>) -> Sender {
     let cfg = SenderConfig {
@@ -542,6 +584,7 @@ fn windowed_sender(initial_cwnd: u32, rwnd: u64, cwnd_clamp: Option<u32>) -> Sen
         ecn: false,
         segments: None,
         record_loss_events: false,
+        rtt_histogram: false,
     };
     Sender::new(cfg, Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, initial_cwnd)))
 }
