@@ -296,6 +296,16 @@ impl Link {
         self.handed_off.is_some()
     }
 
+    /// The packet handed off since the last call, with its arrival time at the next hop, when exactly one
+    /// was (the usual case: one enqueue transmits at most one packet); None, leaving them, otherwise.
+    #[inline(always)]
+    pub fn take_single_handed_off(&mut self) -> Option<(SimTime, Packet)> {
+        match &mut self.handed_off {
+            Some(h) if h.len() == 1 => h.pop(),
+            _ => None,
+        }
+    }
+
     /// Packets handed off since the last call, with their arrival time at the next hop.
     pub fn take_handed_off(&mut self, into: &mut Vec<(SimTime, Packet)>) {
         if let Some(h) = &mut self.handed_off {
@@ -830,6 +840,23 @@ mod tests {
         l.take_handed_off(&mut out);
         assert_eq!(out.iter().map(|(t, _)| t.0).collect::<Vec<_>>(), vec![11 * MS, 12 * MS]);
         assert!(events.is_empty());
+    }
+
+    #[test]
+    fn a_single_handed_off_packet_is_taken_alone_and_two_are_left_for_the_vector() {
+        // 12 Mbit/s, 10 ms: one packet at 0 arrives at 11 ms and is taken alone; two more at 20 ms (the
+        // first on the wire 20-21 ms, the second 21-22 ms) are both left for `take_handed_off`, in order.
+        let mut events = EventQueue::new();
+        let mut l = link(Buffer::Fifo(FifoBuffer::new(5, None)), 10).handing_off();
+        l.enqueue(SimTime(0), data_packet(0, 1500), &mut events);
+        assert_eq!(l.take_single_handed_off().map(|(t, _)| t.0), Some(11 * MS));
+        assert!(l.take_single_handed_off().is_none());
+        l.enqueue(SimTime(20 * MS), data_packet(1, 1500), &mut events);
+        l.enqueue(SimTime(20 * MS), data_packet(2, 1500), &mut events);
+        assert!(l.take_single_handed_off().is_none());
+        let mut out = vec![];
+        l.take_handed_off(&mut out);
+        assert_eq!(out.iter().map(|(t, _)| t.0).collect::<Vec<_>>(), vec![31 * MS, 32 * MS]);
     }
 
     #[test]
