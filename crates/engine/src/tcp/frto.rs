@@ -1,21 +1,26 @@
 //! F-RTO: detecting spurious retransmission timeouts (`flows.N.frto`, off by default).
 //!
 //! A delay spike longer than the RTO (a UMTS link-layer retransmission, a handover) fires the timer
-//! although nothing was lost; conventional recovery then resends the whole window (go-back-N) and
-//! halves it twice. F-RTO (RFC 5682, which made RFC 4138 standard) retransmits only the first segment,
-//! then sends two *new* segments on the first ACK that advances the window: if the next ACK acknowledges
-//! data sent before the timeout and never retransmitted, the originals were only delayed and the timeout
-//! was spurious; otherwise recovery continues as after any timeout.
+//! although nothing was lost; conventional recovery then resends the whole window (go-back-N) from a
+//! window of one, while the late originals' ACKs come back. F-RTO (RFC 5682, which made RFC 4138
+//! standard) retransmits only the first segment, then sends two *new* segments on the first ACK that
+//! advances the window: if the next ACK acknowledges data sent before the timeout and never
+//! retransmitted, the originals were only delayed and the timeout was spurious; otherwise recovery
+//! continues as after any timeout.
 //!
-//! This file follows Linux 2.6.24-2.6.27 (`net/ipv4/tcp_input.c`: `tcp_enter_frto`, `tcp_process_frto`,
-//! `tcp_enter_frto_loss`), which the seed-002 measurements (Linux senders of 2007) would have run:
+//! This file follows Linux 2.6.2x (`net/ipv4/tcp_input.c` as of about 2.6.25-2.6.28: `tcp_enter_frto`,
+//! `tcp_process_frto`, `tcp_enter_frto_loss`), which the seed-002 measurements (Linux senders of 2007)
+//! may have run:
 //! - `sysctl_tcp_frto` 1 = basic (RFC 5682 section 2), 2 = SACK-enhanced (section 3; RFC 4138 appendix
-//!   B); 2 is the default from 2.6.24 on. Values `basic` and `sack` here.
+//!   B); 2 is the default in that code (from 2.6.24 on). Values `basic` and `sack` here.
 //! - `sysctl_tcp_frto_response` 0 = rate halving (`tcp_enter_cwr`: cwnd walked down to the ssthresh set
 //!   at the timeout), 1 = conservative (cwnd = min(cwnd, ssthresh), RFC 4138's response), 2 = undo
 //!   (`tcp_undo_cwr`: ssthresh and cwnd as before the timeout); the default is 0. Both 0 and 1 end at the
-//!   algorithm's reduced window; here `halve` stands for them and takes that reduction at once, as the
-//!   sender's ECN response does (Linux enters the same CWR state for both). `undo` is response 2.
+//!   algorithm's reduced window (`Documentation/networking/ip-sysctl.txt`: 0 "results in halved cwnd and
+//!   ssthresh after one RTT", 1 "halves cwnd and ssthresh immediately"); here `halve` stands for them and
+//!   takes the algorithm's fast-recovery reduction at once, as the sender's ECN response does (Linux
+//!   enters the same CWR state for both). `undo` is response 2, less its final cap of cwnd at in_flight
+//!   + 3 (`tcp_moderate_cwnd`), which is not modelled.
 //!
 //! The rules, per ACK after the timeout (`Probe::on_ack`; Linux's where the RFC differs):
 //! 1. The timeout retransmits the first unacknowledged segment only. The algorithm is not told yet
@@ -202,7 +207,7 @@ mod tests {
         ProbeAck { acked, snd_una, can_send_new: true, ..ProbeAck::default() }
     }
     fn dup(newly_sacked: u32, originals_sacked: u32, snd_una: u64) -> ProbeAck {
-        ProbeAck { duplicate: true, newly_sacked, originals_sacked, snd_una, can_send_new: true, ..ProbeAck::default() }
+        ProbeAck { duplicate: true, newly_sacked, originals_sacked, snd_una, can_send_new: true, acked: 0 }
     }
 
     #[test]

@@ -358,9 +358,11 @@ impl Sender {
                     self.enter_recovery(now, prior_in_flight, out);
                 }
             }
-            // A new loss in the Loss state starts a recovery where the rule says so (ns-2 TCP-Linux).
-            // (Not when F-RTO has just started the Loss state: its marks are the timeout's.)
-            CaState::Loss if self.recovery.recovers_in_loss_state() && self.sb.lost_total > prior_lost && !frto_reads => {
+            // A new loss in the Loss state starts a recovery where the rule says so (ns-2 TCP-Linux);
+            // not when F-RTO has just started the Loss state, whose marks are the timeout's.
+            CaState::Loss
+                if self.recovery.recovers_in_loss_state() && self.sb.lost_total > prior_lost && !frto_reads =>
+            {
                 self.enter_recovery(now, prior_in_flight, out);
             }
             CaState::Recovery => {
