@@ -1,6 +1,7 @@
 //! The engine config: the JSON document the Python front produces (docs/engine-interface.md).
 //! Base units only: nanoseconds, bits per second, bytes, packets.
 
+use crate::tcp::frto::{FrtoVariant, SpuriousResponse};
 use crate::tcp::sender::Recovery;
 use crate::traffic::dist::Distribution;
 use serde::Deserialize;
@@ -366,6 +367,12 @@ pub struct FlowConfig {
     /// at a connection's start, up to 16; `tcp/receiver.rs`). 0: none (ns-2's DelAck, the default).
     #[serde(default)]
     pub quick_acks: u32,
+    /// F-RTO spurious-timeout detection (`tcp/frto.rs`): `basic` or `sack`; absent: off.
+    #[serde(default)]
+    pub frto: Option<FrtoVariant>,
+    /// What a spurious timeout costs with F-RTO: `halve` (default) or `undo`.
+    #[serde(default)]
+    pub frto_response: SpuriousResponse,
     #[serde(default = "default_initial_cwnd")]
     pub initial_cwnd: u32,
     #[serde(default = "default_rto_min")]

@@ -8,7 +8,7 @@
 //!  sender i --access(i)--> left ==bottleneck==> right --access(i)--> receiver i
 //! ```
 use crate::cc::{registry, FlowContext};
-use crate::config::{err, BurstPacingConfig, ConfigError, RateModelConfig, ScenarioConfig};
+use crate::config::{err, BurstPacingConfig, ConfigError, FlowConfig, RateModelConfig, ScenarioConfig};
 use crate::net::arq::Arq;
 use crate::net::bearer::{Bearer, BearerParams};
 use crate::net::capacity::{Capacity, MahimahiTrace, RateSchedule};
@@ -24,6 +24,7 @@ use crate::rng::SimRng;
 use crate::run_error::RunError;
 use crate::stats::{jain_index, BottleneckSummary, ConnectionRecords, FlowLife, FlowSeries, FlowSummary, GroupSummary, LinkSeries, LinkSummary, QueueSeries, Summary};
 use crate::tcp::burst::BurstLimit;
+use crate::tcp::frto::FrtoConfig;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, SenderConfig, SenderCounters};
 use crate::time::{Rate, SimDuration, SimTime};
@@ -267,6 +268,7 @@ impl Simulation {
                 },
                 cc,
             );
+            let sender = sender.with_frto(frto_config(f));
             let sender = with_pacing(sender, f.pacing.as_ref(), SimRng::new(cfg.run.seed, STREAM_FIRST_PACING + i as u64));
             flows.push(Flow {
                 sender,
@@ -697,7 +699,7 @@ impl Simulation {
             cc,
         );
         let pacing_rng = SimRng::new(self.cfg.run.seed, STREAM_FIRST_PACING + (1 << 31) + n);
-        let sender = with_pacing(sender, t.flow.pacing.as_ref(), pacing_rng);
+        let sender = with_pacing(sender.with_frto(frto_config(&t.flow)), t.flow.pacing.as_ref(), pacing_rng);
         let mut life = Life::new(Some(size), None, payload);
         life.started_at = Some(now);
         let receiver = Receiver::new(tag, self.cfg.ack_size, t.flow.delayed_ack);
@@ -1099,6 +1101,11 @@ fn push_record(records: &mut ConnectionRecords, flow: &Flow, group: u32, payload
     });
     records.retransmissions.push(flow.sender.counters().retransmissions);
     records.timeouts.push(flow.sender.counters().timeouts);
+}
+
+/// The flow's F-RTO, if it asks for one.
+fn frto_config(f: &FlowConfig) -> Option<FrtoConfig> {
+    f.frto.map(|variant| FrtoConfig { variant, response: f.frto_response })
 }
 
 /// The sender with the flow's burst limit, if it has one.

@@ -262,3 +262,42 @@ fn a_bearer_gives_more_capacity_to_more_demand() {
     assert!(one <= 1_000_000.0, "one flow: {one}");
     assert!(four > 2_000_000.0, "four flows: {four}");
 }
+
+#[test]
+fn frto_turns_the_go_back_n_after_a_delay_spike_into_one_resent_segment() {
+    // The link of the outage test above, with a 3 s stall every 20 s of gap (onsets at 20, 43, 66 s
+    // within 90 s). Nothing is ever lost: the 60-packet buffer holds the 44-packet window and the link
+    // has no errors, so every timeout is spurious. Without F-RTO each one resends the window (go-back-N:
+    // the late originals' ACKs find everything marked lost); with F-RTO each costs its one resent head,
+    // so retransmissions = timeouts, in every recovery mode and with either variant.
+    let base = |recovery: &str, frto: Option<&str>| {
+        let models = json!({"outages": {"gap_ns": {"fixed": 20 * S}, "duration_ns": {"fixed": 3 * S}}});
+        let mut cfg = dumbbell(1, json!({"discipline": "droptail", "limit_packets": 60}),
+                               json!({"rate_bps": 384_000, "delay_ns": 150 * MS, "models": models}));
+        cfg["flows"][0]["rwnd_packets"] = json!(44);
+        cfg["flows"][0]["recovery"] = json!(recovery);
+        cfg["flows"][0]["delayed_ack"] = json!(true);
+        if let Some(variant) = frto {
+            cfg["flows"][0]["frto"] = json!(variant);
+        }
+        cfg["run"]["duration_ns"] = json!(90 * S);
+        cfg["run"]["measure_from_ns"] = json!(0);
+        cfg
+    };
+    let count = |s: &Value, key: &str| s["flows"][0][key].as_u64().unwrap();
+    let goodput = |s: &Value| s["flows"][0]["goodput_bps"].as_f64().unwrap();
+    for recovery in ["sack", "newreno", "linux-2.6"] {
+        let (plain, _) = run(&base(recovery, None));
+        assert!(count(&plain, "timeouts") >= 3, "{recovery}: {}", plain["flows"][0]);
+        for variant in ["basic", "sack"] {
+            let (frto, _) = run(&base(recovery, Some(variant)));
+            let what = format!("{recovery}, {variant}: {} against {}", frto["flows"][0], plain["flows"][0]);
+            assert!(count(&frto, "timeouts") >= 3, "{what}");
+            assert_eq!(count(&frto, "retransmissions"), count(&frto, "timeouts"), "{what}");
+            // Without F-RTO at least a window's worth more: each go-back-N resends ~10 or more.
+            assert!(count(&plain, "retransmissions") > 10 * count(&frto, "retransmissions"), "{what}");
+            // The resent windows cost goodput: F-RTO carries more.
+            assert!(goodput(&frto) > goodput(&plain), "{what}");
+        }
+    }
+}
