@@ -10,7 +10,7 @@
 use crate::cc::{registry, FlowContext};
 use crate::config::{err, BurstPacingConfig, ConfigError, FlowConfig, RateModelConfig, ScenarioConfig};
 use crate::net::arq::Arq;
-use crate::net::bearer::{Bearer, BearerParams};
+use crate::net::bearer::Bearer;
 use crate::net::capacity::{Capacity, MahimahiTrace, RateSchedule};
 use crate::net::delay::{Delay, DelaySchedule};
 use crate::event::{Event, EventQueue};
@@ -1166,14 +1166,9 @@ fn build_link(id: usize, plan: &LinkPlan, hand_off: bool, cfg: &ScenarioConfig) 
             let drawn = rate_bps.draw(&mut stream(STREAM_FIRST_DRAWN_RATE)).max(1);
             Some(Capacity::Schedule(RateSchedule::new(vec![(SimTime::ZERO, Rate::from_bps(drawn))]).expect("one step at 0")))
         }
-        Some(RateModelConfig::Bearer { rates_bps, up_queue_bytes, up_delay_ns, idle_ns }) => {
-            let params = BearerParams {
-                rates_bps: rates_bps.clone(),
-                up_queue_bytes: *up_queue_bytes,
-                up_delay: SimDuration(*up_delay_ns),
-                idle: SimDuration(*idle_ns),
-            };
-            Some(Capacity::Bearer(Bearer::new(params).map_err(|m| err(link_field(cfg, id, "rate.bearer"), m))?))
+        Some(bearer @ RateModelConfig::Bearer { .. }) => {
+            let params = bearer.bearer_params().and_then(Bearer::new);
+            Some(Capacity::Bearer(params.map_err(|m| err(link_field(cfg, id, "rate.bearer"), m))?))
         }
     };
     let rate_bps = capacity.as_ref().map_or(plan.rate_bps, |c| c.mean_rate_bps());
