@@ -100,3 +100,29 @@ def test_compare_gives_a_cubic_flow_the_kernels_hystart_unless_the_scenario_chos
     for chosen in ('flows.0.cc={ name = "cubic", variant = "linux" }', 'flows.0.cc={ name = "cubic", hystart = false }',
                    "flows.0.cc=bbr"):
         assert not any(item.startswith("flows.0.cc=") for item in _linux_overrides(DUMBBELL, (chosen,))), chosen
+
+
+def test_frto_reaches_the_engine_only_when_set():
+    # Off (the default), the flow's engine config has no key, so existing scenarios keep their run keys;
+    # the response is written only when it is not the default.
+    from cclab.scenario import load_scenario
+
+    plain = load_scenario(DUMBBELL).to_engine_config()["flows"][0]
+    assert "frto" not in plain and "frto_response" not in plain
+    basic = load_scenario(DUMBBELL, ["flows.0.frto=basic"]).to_engine_config()["flows"][0]
+    assert basic["frto"] == "basic" and "frto_response" not in basic
+    undo = load_scenario(DUMBBELL, ["flows.0.frto=sack", "flows.0.frto_response=undo"]).to_engine_config()
+    assert (undo["flows"][0]["frto"], undo["flows"][0]["frto_response"]) == ("sack", "undo")
+
+
+def test_frto_resends_one_segment_per_spurious_timeout():
+    # A 384 kbit/s link stalled 3 s every 20 s (a delay spike; nothing is lost: the 60-packet buffer
+    # holds the 44-packet window). Every timeout is spurious: without F-RTO each resends the window, with
+    # it each resends its head only (crates/engine/tests/network_models.rs has the same link per mode).
+    cell = ["network.bottleneck.rate=384kbps", "network.bottleneck.delay=150ms", "network.bottleneck.queue.size=60",
+            'network.bottleneck.outages={ gap = "20s", duration = "3s" }', "flows.0.rwnd=44",
+            "flows.0.delayed_ack=true", "run.duration=90s", "run.measure_from=0s"]
+    flows = {frto: cclab.run(DUMBBELL, [*cell, f"flows.0.frto={frto}"]).summary["flows"][0] for frto in ("off", "sack")}
+    assert flows["off"]["timeouts"] >= 3 and flows["sack"]["timeouts"] >= 3
+    assert flows["sack"]["retransmissions"] == flows["sack"]["timeouts"]
+    assert flows["off"]["retransmissions"] > 10 * flows["sack"]["retransmissions"]

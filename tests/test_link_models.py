@@ -208,6 +208,33 @@ def test_a_bearer_rate_reaches_the_engine_config_and_its_errors_name_the_key():
     assert "up_delay" in problem(dumbbell(rate={"bearer": {**bearer, "up_delay": "1"}}, reverse={"rate": "64kbps"}))
 
 
+@pytest.mark.usefixtures("no_engine")
+def test_a_bearer_step_down_is_optional_and_reaches_the_engine_only_when_set():
+    bearer = {"rates": ["64kbps", "384kbps"], "up_queue": "3KB", "up_delay": "1s", "idle": "2500ms"}
+
+    def config(extra: dict) -> dict:
+        raw = dumbbell(rate={"bearer": {**bearer, **extra}}, delay="200ms", reverse={"rate": "64kbps"})
+        return load_scenario(raw).to_engine_config()["bottleneck"]
+
+    # Without the step down the engine config is what it was (stored run keys stay).
+    assert "down_queue_bytes" not in config({})["models"]["rate_model"]["bearer"]
+    down = config({"down_queue": "1500B", "down_delay": "2s"})["models"]["rate_model"]["bearer"]
+    assert (down["down_queue_bytes"], down["down_delay_ns"]) == (1500, 2_000_000_000)
+    # One of the two alone, a threshold above up_queue or 0, a bad duration: the message names the field.
+    only = problem(dumbbell(rate={"bearer": {**bearer, "down_queue": "1KB"}}, delay="200ms",
+                            reverse={"rate": "64kbps"}))
+    assert "down_queue" in only and "down_delay" in only
+    above = problem(dumbbell(rate={"bearer": {**bearer, "down_queue": "4KB", "down_delay": "2s"}},
+                             delay="200ms", reverse={"rate": "64kbps"}))
+    assert "rate.bearer.down_queue" in above and "up_queue (3000 B)" in above
+    assert "down_queue" in problem(dumbbell(rate={"bearer": {**bearer, "down_queue": "0B", "down_delay": "2s"}},
+                                            delay="200ms", reverse={"rate": "64kbps"}))
+    assert "down_delay" in problem(dumbbell(rate={"bearer": {**bearer, "down_queue": "1KB", "down_delay": "2"}},
+                                            delay="200ms", reverse={"rate": "64kbps"}))
+    assert "unknown key 'down'" in problem(dumbbell(rate={"bearer": {**bearer, "down": "1KB"}},
+                                                    delay="200ms", reverse={"rate": "64kbps"}))
+
+
 def test_a_bearer_serves_more_when_more_flows_ask():
     # 1, 2 and 4 Mbit/s, one step up 500 ms after more than 6 KB (4 packets) wait, back after 1 s idle;
     # receivers' windows of 4 packets. One flow never leaves more than 3 packets waiting: it stays on

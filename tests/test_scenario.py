@@ -175,6 +175,13 @@ def test_queue_that_rounds_to_zero_packets(example_dict):
     (lambda d: d["network"]["bottleneck"]["queue"].update(discipline="red"), "scenario error: network.bottleneck.queue.discipline: 'red' is not a known queue discipline; use one of droptail"),
     (lambda d: d["flows"][0].update(recovery="tahoe"),
      "scenario error: flows.0.recovery: 'tahoe' is not accepted; use one of 'sack', 'newreno' or 'linux-2.6'"),
+    (lambda d: d["flows"][0].update(frto="yes"),
+     "scenario error: flows.0.frto: 'yes' is not accepted; use one of 'off', 'basic' or 'sack'"),
+    (lambda d: d["flows"][0].update(frto="sack", frto_response="eifel"),
+     "scenario error: flows.0.frto_response: 'eifel' is not accepted; use one of 'halve' or 'undo'"),
+    (lambda d: d["flows"][0].update(frto_response="undo"),
+     "scenario error: flows.0.frto_response: frto_response answers a spurious timeout, which only F-RTO finds; "
+     "use frto = \"basic\" or \"sack\" with it"),
     (lambda d: d["flows"][0].update(delayed_ack="yes"), "scenario error: flows.0.delayed_ack: 'yes' is not a boolean; use true or false"),
     (lambda d: d["flows"][0].update(count=0), "scenario error: flows.0.count: 0 is too small; use a number of at least 1"),
     (lambda d: d["flows"][0].update(cwnd_clamp=0), "scenario error: flows.0.cwnd_clamp: 0 is too small; use a number of at least 1"),

@@ -8,7 +8,8 @@ delays, bursty loss and link-layer ARQ. Each parser turns the TOML value into a 
     rate  = { at = ["0s", "20s"], value = ["10Mbps", "2Mbps"] }    piecewise constant (0bps: outage)
     rate  = { drawn = { uniform = ["100kbps", "384kbps"] } }       constant in a run, drawn from its seed
     rate  = { bearer = { rates = ["64kbps", "128kbps", "384kbps"], up_queue = "3KB", up_delay = "1s", idle = "3s" } }
-                                      a rate that follows the demand (UMTS channel switching, net/bearer.rs)
+                                      a rate that follows the demand (UMTS channel switching, net/bearer.rs);
+                                      down_queue = "1KB", down_delay = "2s" add a step down on low demand
     delay = "10ms"  or  { at = ["0s", "250s"], value = ["50ms", "100ms"] }   (packets on the wire keep theirs)
     loss  = { model = "gilbert-elliott", p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_bad = 0.5 }
     arq   = { loss_rate = 0.1, retry_delay = "80ms", max_attempts = 4 }     (or loss = { ... } inside)
@@ -33,7 +34,7 @@ scenario_dir: ContextVar[Path | None] = ContextVar("scenario_dir", default=None)
 RATE_ACCEPTED = ('a rate ("10Mbps"), { trace = "FILE", mean = "1Mbps" }, '
                  '{ at = ["0s", "10s"], value = ["10Mbps", "2Mbps"] }, { drawn = {...} } or { bearer = {...} }')
 BEARER_ACCEPTED = ('{ bearer = { rates = ["64kbps", "128kbps", "384kbps"], up_queue = "3KB", up_delay = "1s", '
-                   'idle = "3s" } }')
+                   'idle = "3s" } }, optionally with down_queue = "1KB" and down_delay = "2s"')
 DELAY_ACCEPTED = 'a duration ("10ms") or { at = ["0s", "250s"], value = ["50ms", "100ms"] }'
 
 
@@ -91,29 +92,44 @@ class DrawnRate:
 class BearerRate:
     """A rate that follows the demand (engine `net/bearer.rs`, UMTS R99 dedicated-channel switching): it starts
     on the lowest of `rates_bps`, steps up one rate `up_delay_ns` after an arrival leaves more than
-    `up_queue_bytes` waiting, and falls back to the lowest after `idle_ns` with nothing to send."""
+    `up_queue_bytes` waiting, and falls back to the lowest after `idle_ns` with nothing to send. With
+    `down_queue_bytes` and `down_delay_ns` (off when None) it also steps down one rate once fewer than
+    `down_queue_bytes` have waited for `down_delay_ns` (3GPP TS 25.331 event 4b)."""
 
     rates_bps: tuple[int, ...]        # increasing
     up_queue_bytes: int
     up_delay_ns: int
     idle_ns: int
+    down_queue_bytes: int | None = None
+    down_delay_ns: int | None = None
 
     @property
     def peak_bps(self) -> int:
         return self.rates_bps[-1]
 
     def engine(self) -> dict:
-        return {"bearer": {"rates_bps": list(self.rates_bps), "up_queue_bytes": self.up_queue_bytes,
-                           "up_delay_ns": self.up_delay_ns, "idle_ns": self.idle_ns}}
+        bearer = {"rates_bps": list(self.rates_bps), "up_queue_bytes": self.up_queue_bytes,
+                  "up_delay_ns": self.up_delay_ns, "idle_ns": self.idle_ns}
+        # Only when set, so that the run keys of bearers without a step down stay what they were.
+        if self.down_queue_bytes is not None:
+            bearer.update(down_queue_bytes=self.down_queue_bytes, down_delay_ns=self.down_delay_ns)
+        return {"bearer": bearer}
 
 
 def _parse_bearer(value: Any) -> BearerRate:
     keys = {"rates", "up_queue", "up_delay", "idle"}
-    if not isinstance(value, dict) or set(value) != keys:
+    optional = {"down_queue", "down_delay"}
+    if not isinstance(value, dict) or not keys <= set(value) <= keys | optional:
         missing = sorted(keys - set(value)) if isinstance(value, dict) else []
-        unknown = sorted(set(value) - keys) if isinstance(value, dict) else []
+        unknown = sorted(set(value) - keys - optional) if isinstance(value, dict) else []
         what = f"unknown key {unknown[0]!r}" if unknown else f"no {missing[0]!r}" if missing else "not a table"
         raise BadValue(f"the bearer has {what}", BEARER_ACCEPTED)
+    given = optional & set(value)
+    if len(given) == 1:
+        (alone,) = given
+        (other,) = optional - given
+        raise BadValue(f"the bearer's {alone} needs {other} (a step down on low demand takes both)",
+                       'both, e.g. down_queue = "1KB", down_delay = "2s", or neither', subpath=(alone,))
     rates = value["rates"]
     if not isinstance(rates, list) or not rates:
         raise BadValue("the bearer's rates are not a list", 'lowest first, e.g. ["64kbps", "384kbps"]',
@@ -128,13 +144,21 @@ def _parse_bearer(value: Any) -> BearerRate:
             raise BadValue(f"{item!r} is not above the rate before it", "positive rates, lowest first",
                            subpath=("rates", index))
         parsed.append(rate)
-    fields = {}
-    for key, parse in (("up_queue", parse_byte_size), ("up_delay", parse_duration), ("idle", parse_duration)):
+    fields: dict[str, int | None] = {"down_queue": None, "down_delay": None}
+    for key, parse in (("up_queue", parse_byte_size), ("up_delay", parse_duration), ("idle", parse_duration),
+                       ("down_queue", parse_byte_size), ("down_delay", parse_duration)):
+        if key not in value:
+            continue
         try:
             fields[key] = parse(value[key])
         except BadValue as exc:
             raise BadValue(exc.message, exc.accepted, subpath=(key,)) from None
-    return BearerRate(tuple(parsed), fields["up_queue"], fields["up_delay"], fields["idle"])
+    down_queue = fields["down_queue"]
+    if down_queue is not None and not 1 <= down_queue <= fields["up_queue"]:
+        raise BadValue(f"down_queue is {down_queue} B", f"1 B to up_queue ({fields['up_queue']} B): below it "
+                       "demand is low, above up_queue it asks for a step up", subpath=("down_queue",))
+    return BearerRate(tuple(parsed), fields["up_queue"], fields["up_delay"], fields["idle"],
+                      down_queue, fields["down_delay"])
 
 
 @dataclass(frozen=True)

@@ -540,6 +540,13 @@ class FlowSpec(_Table):
     # With delayed ACKs, acknowledge the first N in-order segments at once, as Linux's receiver does at a
     # connection's start (quick-ACK mode, at most 16). 0: none, ns-2's DelAck.
     quick_acks: Annotated[int, Field(ge=0, le=1_000_000)] = 0
+    # F-RTO, spurious-timeout detection (RFC 5682; Linux 2.6.2x tcp_frto): "basic" (sysctl 1), "sack" (2,
+    # Linux's default from 2.6.24; without SACK, i.e. recovery = "newreno", it is the basic one), "off".
+    # A timeout resends the head only; two new segments then tell a late window from a lost one.
+    frto: Literal["off", "basic", "sack"] = "off"
+    # What a spurious timeout costs: "halve" (the algorithm's fast-recovery reduction, at once; Linux's
+    # tcp_frto_response 0 and 1) or "undo" (window and ssthresh as before the timeout; response 2).
+    frto_response: Literal["halve", "undo"] = "halve"
     initial_cwnd: Annotated[int, Field(ge=1, le=MAX_INITIAL_CWND)] = 2   # packets
     rto_min: Duration = 200 * MS
     rwnd: Annotated[int, Field(ge=1, le=U64_MAX)] = 1_000_000_000  # packets; large enough never to limit
@@ -579,6 +586,9 @@ class FlowSpec(_Table):
         if isinstance(self.start, Drawn) and self.start_jitter:
             raise BadValue("a drawn start takes no start_jitter", "either start = { ... } or start_jitter",
                            subpath=("start_jitter",))
+        if self.frto == "off" and self.frto_response != "halve":
+            raise BadValue("frto_response answers a spurious timeout, which only F-RTO finds",
+                           "frto = \"basic\" or \"sack\" with it, or no frto_response", subpath=("frto_response",))
         if self.duration is not None and self.stop is not None:
             raise BadValue("both stop and duration are given", "one of them", subpath=("duration",))
         if self.stop is not None and self.stop <= self.earliest_start + self.start_jitter:
@@ -609,6 +619,8 @@ class FlowSpec(_Table):
             "recovery": self.recovery,
             "delayed_ack": self.delayed_ack,
             **({"quick_acks": self.quick_acks} if self.quick_acks else {}),
+            **({"frto": self.frto} if self.frto != "off" else {}),
+            **({"frto_response": self.frto_response} if self.frto_response != "halve" else {}),
             "initial_cwnd": self.initial_cwnd,
             "rto_min_ns": self.rto_min,
             "rwnd_packets": self.rwnd,

@@ -1,6 +1,7 @@
 //! The engine config: the JSON document the Python front produces (docs/engine-interface.md).
 //! Base units only: nanoseconds, bits per second, bytes, packets.
 
+use crate::tcp::frto::{FrtoVariant, SpuriousResponse};
 use crate::tcp::sender::Recovery;
 use crate::traffic::dist::Distribution;
 use serde::Deserialize;
@@ -144,8 +145,44 @@ pub enum RateModelConfig {
     Drawn { rate_bps: Distribution },
     /// A rate that follows the demand (`net/bearer.rs`, UMTS dedicated-channel rate switching): starts on
     /// `rates_bps[0]`, steps up one rate `up_delay_ns` after an arrival leaves more than `up_queue_bytes`
-    /// waiting, falls back to the lowest after `idle_ns` with nothing to send.
-    Bearer { rates_bps: Vec<u64>, up_queue_bytes: u64, up_delay_ns: u64, idle_ns: u64 },
+    /// waiting, falls back to the lowest after `idle_ns` with nothing to send; with `down_queue_bytes` and
+    /// `down_delay_ns` (both or neither; absent: off), also steps down one rate once fewer than
+    /// `down_queue_bytes` have waited for `down_delay_ns` (event 4b).
+    Bearer {
+        rates_bps: Vec<u64>,
+        up_queue_bytes: u64,
+        up_delay_ns: u64,
+        idle_ns: u64,
+        #[serde(default)]
+        down_queue_bytes: Option<u64>,
+        #[serde(default)]
+        down_delay_ns: Option<u64>,
+    },
+}
+
+impl RateModelConfig {
+    /// A bearer's parameters (`net::bearer`), not yet validated; an error when only one of the step
+    /// down's two fields is given. Panics on any other rate model.
+    pub fn bearer_params(&self) -> Result<crate::net::bearer::BearerParams, String> {
+        let RateModelConfig::Bearer { rates_bps, up_queue_bytes, up_delay_ns, idle_ns, down_queue_bytes, down_delay_ns } = self
+        else {
+            panic!("bearer_params of a rate model that is no bearer")
+        };
+        let down = match (down_queue_bytes, down_delay_ns) {
+            (None, None) => None,
+            (Some(bytes), Some(delay)) => {
+                Some(crate::net::bearer::StepDown { queue_bytes: *bytes, delay: crate::time::SimDuration(*delay) })
+            }
+            _ => return Err("give both down_queue_bytes and down_delay_ns for a step down, or neither".to_string()),
+        };
+        Ok(crate::net::bearer::BearerParams {
+            rates_bps: rates_bps.clone(),
+            up_queue_bytes: *up_queue_bytes,
+            up_delay: crate::time::SimDuration(*up_delay_ns),
+            idle: crate::time::SimDuration(*idle_ns),
+            down,
+        })
+    }
 }
 
 fn default_bytes_per_opportunity() -> u32 {
@@ -239,15 +276,8 @@ impl LinkModelsConfig {
         if let Some(RateModelConfig::Drawn { rate_bps }) = &self.rate_model {
             rate_bps.validate().map_err(|m| err(format!("{field}.rate"), m))?;
         }
-        if let Some(RateModelConfig::Bearer { rates_bps, up_queue_bytes, up_delay_ns, idle_ns }) = &self.rate_model {
-            crate::net::bearer::BearerParams {
-                rates_bps: rates_bps.clone(),
-                up_queue_bytes: *up_queue_bytes,
-                up_delay: crate::time::SimDuration(*up_delay_ns),
-                idle: crate::time::SimDuration(*idle_ns),
-            }
-            .validate()
-            .map_err(|m| err(format!("{field}.rate.bearer"), m))?;
+        if let Some(bearer @ RateModelConfig::Bearer { .. }) = &self.rate_model {
+            bearer.bearer_params().and_then(|p| p.validate()).map_err(|m| err(format!("{field}.rate.bearer"), m))?;
         }
         // Zero reached MahimahiTrace's assertion, a panic (found by tests/config_fuzz.rs).
         if let Some(RateModelConfig::Trace { bytes_per_opportunity: 0, .. }) = &self.rate_model {
@@ -366,6 +396,12 @@ pub struct FlowConfig {
     /// at a connection's start, up to 16; `tcp/receiver.rs`). 0: none (ns-2's DelAck, the default).
     #[serde(default)]
     pub quick_acks: u32,
+    /// F-RTO spurious-timeout detection (`tcp/frto.rs`): `basic` or `sack`; absent: off.
+    #[serde(default)]
+    pub frto: Option<FrtoVariant>,
+    /// What a spurious timeout costs with F-RTO: `halve` (default) or `undo`.
+    #[serde(default)]
+    pub frto_response: SpuriousResponse,
     #[serde(default = "default_initial_cwnd")]
     pub initial_cwnd: u32,
     #[serde(default = "default_rto_min")]

@@ -262,3 +262,82 @@ fn a_bearer_gives_more_capacity_to_more_demand() {
     assert!(one <= 1_000_000.0, "one flow: {one}");
     assert!(four > 2_000_000.0, "four flows: {four}");
 }
+
+#[test]
+fn a_bearer_steps_down_on_low_demand_only_when_asked() {
+    // A bearer of 1 and 4 Mbit/s that steps up 500 ms after more than 6000 bytes wait; one flow limited
+    // to 12 packets by the receiver's window, base RTT 44 ms. At 1 Mbit/s the pipe holds 1 Mbit/s x 44
+    // ms = 3.7 packets, so about 8 (12,000 bytes) wait: up to 4 Mbit/s. There the pipe holds 14.7
+    // packets, more than the window: nothing waits.
+    // - Without a step down the bearer stays on 4 Mbit/s (it is never idle): 12 packets of 11,680
+    //   payload bits per 44 + 3 ms (one packet's serialisation) = 2.98 Mbit/s; within 1 % (the access
+    //   links and the ACKs add about 0.15 ms to the round trip).
+    // - With one (fewer than 3000 bytes for 500 ms) it goes back to 1 Mbit/s 0.5 s after each step up,
+    //   fills within a round trip and steps up 0.5 s later: half the time on each rate, (0.973 + 2.98)
+    //   / 2 = 1.98 Mbit/s; within 5 % (each cycle of about 1 s has a round trip of transition).
+    // The config without the step down's fields is the bearer of before (they are optional).
+    let bearer = |down: bool| {
+        let mut b = json!({"rates_bps": [1_000_000u64, 4_000_000u64], "up_queue_bytes": 6000,
+                           "up_delay_ns": 500 * MS, "idle_ns": S});
+        if down {
+            b["down_queue_bytes"] = json!(3000);
+            b["down_delay_ns"] = json!(500 * MS);
+        }
+        json!({"rate_model": {"bearer": b}})
+    };
+    let goodput = |down: bool| {
+        let mut cfg = dumbbell(1, json!({"discipline": "droptail", "limit_packets": 67}),
+                               json!({"rate_bps": 0, "reverse_rate_bps": 20_000_000u64, "models": bearer(down)}));
+        cfg["flows"][0]["rwnd_packets"] = json!(12);
+        let (s, _) = run(&cfg);
+        s["flows"][0]["goodput_bps"].as_f64().unwrap()
+    };
+    let (stays, steps_down) = (goodput(false), goodput(true));
+    assert!((stays - 2_980_000.0).abs() < 0.01 * 2_980_000.0, "without the step down: {stays}");
+    assert!((steps_down - 1_980_000.0).abs() < 0.05 * 1_980_000.0, "with the step down: {steps_down}");
+    // The config is checked: one of the two fields alone is refused, naming the bearer.
+    let mut cfg = dumbbell(1, json!({"discipline": "droptail", "limit_packets": 67}),
+                           json!({"rate_bps": 0, "reverse_rate_bps": 20_000_000u64, "models": bearer(false)}));
+    cfg["bottleneck"]["models"]["rate_model"]["bearer"]["down_queue_bytes"] = json!(3000);
+    let message = Simulation::from_json(&cfg.to_string()).err().expect("refused").to_string();
+    assert!(message.contains("rate.bearer") && message.contains("down_delay_ns"), "{message}");
+}
+
+#[test]
+fn frto_turns_the_go_back_n_after_a_delay_spike_into_one_resent_segment() {
+    // The link of the outage test above, with a 3 s stall every 20 s of gap (onsets at 20, 43, 66 s
+    // within 90 s). Nothing is ever lost: the 60-packet buffer holds the 44-packet window and the link
+    // has no errors, so every timeout is spurious. Without F-RTO each one resends the window (go-back-N:
+    // the late originals' ACKs find everything marked lost); with F-RTO each costs its one resent head,
+    // so retransmissions = timeouts, in every recovery mode and with either variant.
+    let base = |recovery: &str, frto: Option<&str>| {
+        let models = json!({"outages": {"gap_ns": {"fixed": 20 * S}, "duration_ns": {"fixed": 3 * S}}});
+        let mut cfg = dumbbell(1, json!({"discipline": "droptail", "limit_packets": 60}),
+                               json!({"rate_bps": 384_000, "delay_ns": 150 * MS, "models": models}));
+        cfg["flows"][0]["rwnd_packets"] = json!(44);
+        cfg["flows"][0]["recovery"] = json!(recovery);
+        cfg["flows"][0]["delayed_ack"] = json!(true);
+        if let Some(variant) = frto {
+            cfg["flows"][0]["frto"] = json!(variant);
+        }
+        cfg["run"]["duration_ns"] = json!(90 * S);
+        cfg["run"]["measure_from_ns"] = json!(0);
+        cfg
+    };
+    let count = |s: &Value, key: &str| s["flows"][0][key].as_u64().unwrap();
+    let goodput = |s: &Value| s["flows"][0]["goodput_bps"].as_f64().unwrap();
+    for recovery in ["sack", "newreno", "linux-2.6"] {
+        let (plain, _) = run(&base(recovery, None));
+        assert!(count(&plain, "timeouts") >= 3, "{recovery}: {}", plain["flows"][0]);
+        for variant in ["basic", "sack"] {
+            let (frto, _) = run(&base(recovery, Some(variant)));
+            let what = format!("{recovery}, {variant}: {} against {}", frto["flows"][0], plain["flows"][0]);
+            assert!(count(&frto, "timeouts") >= 3, "{what}");
+            assert_eq!(count(&frto, "retransmissions"), count(&frto, "timeouts"), "{what}");
+            // Without F-RTO at least a window's worth more: each go-back-N resends ~10 or more.
+            assert!(count(&plain, "retransmissions") > 10 * count(&frto, "retransmissions"), "{what}");
+            // The resent windows cost goodput: F-RTO carries more.
+            assert!(goodput(&frto) > goodput(&plain), "{what}");
+        }
+    }
+}

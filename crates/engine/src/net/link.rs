@@ -18,14 +18,17 @@
 //!
 //! Models of links that change over time compose with any buffer, each in its own file:
 //! - `capacity`: the transmitter's rate (constant, a Mahimahi trace, a rate schedule, or a bearer whose
-//!   rate follows the demand, `bearer`, told of every arrival with the bytes waiting);
+//!   rate follows the demand, `bearer`, told of every arrival and every transmission start with the bytes
+//!   waiting);
 //! - `delay`: the propagation delay (constant or a schedule; the wire stays FIFO);
 //! - `loss`: random loss after transmission (Bernoulli, Gilbert-Elliott);
 //! - `arq`: link-layer retransmission with in-order delivery (UMTS RLC acknowledged mode);
 //! - `outage`: stalls of the transmitter drawn on the clock, independent of the load (delay spikes);
 //! - `processing`: a node's per-packet processing delay in front of the buffer (`LinkIngress` events).
 //!
-//! All of them answer at transmission time, so the DropTail start-time fast path keeps working. A link
+//! All of them answer at transmission time, so the DropTail start-time fast path keeps working, except a
+//! bearer: its rate can change after a packet joined the buffer, so its DropTail is kept as a scheduled
+//! queue and each packet is timed when it starts (`with_capacity`). A link
 //! that uses none of them (seed 000's) pays one never-taken branch per packet for their existence: they
 //! live behind one `Option<Box<Models>>`, tested once on arrival; the buffer code is compiled twice,
 //! with and without them, so that the plain copy has no further test.
@@ -39,7 +42,7 @@ use crate::net::loss::{LossModel, LossProcess};
 use crate::net::outage::OutageProcess;
 use crate::net::packet::Packet;
 use crate::net::processing::ProcessingDelay;
-use crate::net::queue::Queue;
+use crate::net::queue::{DropTail, Queue};
 use crate::rng::SimRng;
 use crate::time::{Rate, SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -225,8 +228,25 @@ impl Link {
     }
 
     /// The transmitter's rate model. A constant rate keeps the link plain (unless another model is set).
+    ///
+    /// A bearer's rate can change after a packet joined the buffer (a step up that a later arrival asks
+    /// for), so a DropTail or unbounded FIFO in front of one is kept as a scheduled DropTail with the same
+    /// limits: each packet is then timed when its transmission starts, at the rates switched to by then
+    /// (`net::bearer`). The two forms of DropTail drop and deliver the same packets at a constant rate
+    /// (`fifo_and_scheduled_droptail_agree_on_random_arrivals`); links without a bearer keep the
+    /// start-time fast path.
     pub fn with_capacity(mut self, capacity: Capacity) -> Self {
         self.rate = Rate::from_bps(capacity.mean_rate_bps());
+        if matches!(capacity, Capacity::Bearer(_)) {
+            let limits = match &self.buffer {
+                Buffer::Fifo(f) => Some((f.limit_packets, f.limit_bytes)),
+                Buffer::Unbounded => Some((usize::MAX, None)),
+                Buffer::Scheduled(_) => None,
+            };
+            if let Some((limit_packets, limit_bytes)) = limits {
+                self.buffer = Buffer::Scheduled(Box::new(DropTail::new(limit_packets, limit_bytes)));
+            }
+        }
         match (capacity, &mut self.models) {
             (Capacity::Constant(rate), None) => self.rate = rate,
             (capacity, _) => self.models_mut().capacity = capacity,
@@ -294,6 +314,16 @@ impl Link {
     /// Whether this link hands its packets to the next hop at transmission (`handing_off`).
     pub fn hands_off(&self) -> bool {
         self.handed_off.is_some()
+    }
+
+    /// The packet handed off since the last call, with its arrival time at the next hop, when exactly one
+    /// was (the usual case: one enqueue transmits at most one packet); None, leaving them, otherwise.
+    #[inline(always)]
+    pub fn take_single_handed_off(&mut self) -> Option<(SimTime, Packet)> {
+        match &mut self.handed_off {
+            Some(h) if h.len() == 1 => h.pop(),
+            _ => None,
+        }
     }
 
     /// Packets handed off since the last call, with their arrival time at the next hop.
@@ -423,15 +453,7 @@ impl Link {
     /// plain copy of this code never tests for them again.
     #[inline(always)]
     fn join_buffer<const MODELLED: bool>(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue) -> Option<Packet> {
-        if MODELLED {
-            if let Some(bearer) = bearer_of(&mut self.models) {
-                // Idle: a FIFO's transmitter has nothing on the wire or waiting once busy_until is past.
-                let idle = matches!(self.buffer, Buffer::Fifo(_) | Buffer::Unbounded) && self.busy_until <= now;
-                bearer.before_arrival(now, idle.then_some(self.busy_until));
-            }
-        }
-        // Bytes left waiting for the transmitter after this arrival (a bearer's demand).
-        let mut waiting_bytes = 0;
+        // A bearer's buffer is always scheduled (`with_capacity`): the start-time paths below never see one.
         let start = match &mut self.buffer {
             Buffer::Unbounded => self.busy_until.max(now),
             Buffer::Fifo(f) => {
@@ -441,15 +463,9 @@ impl Link {
                     if f.waiting.len() + 1 >= f.limit_packets || over_bytes {
                         self.counters.drops += 1;
                         self.counters.overflow_drops += 1;
-                        if MODELLED {
-                            if let Some(bearer) = bearer_of(&mut self.models) {
-                                bearer.after_arrival(now, f.waiting_bytes + pkt.size as u64);
-                            }
-                        }
                         return Some(pkt);
                     }
                     f.push(self.busy_until, pkt.size);
-                    waiting_bytes = f.waiting_bytes;
                     self.counters.queue_area += (self.busy_until.0 - now.0) as u128;
                     self.counters.max_queue_packets = self.counters.max_queue_packets.max(f.waiting.len());
                 }
@@ -458,9 +474,6 @@ impl Link {
             Buffer::Scheduled(_) => return self.enqueue_scheduled(now, pkt, events),
         };
         if MODELLED {
-            if let Some(bearer) = bearer_of(&mut self.models) {
-                bearer.after_arrival(now, waiting_bytes);
-            }
             self.transmit_modelled(start, pkt, events);
         } else {
             self.transmit_plain(start, pkt, events);
@@ -489,6 +502,10 @@ impl Link {
         if self.busy_until <= now && !self.tx_done_pending {
             // The transmitter is idle: the packet (or whichever the discipline picks) goes at once.
             if let Some(next) = queue.dequeue(now) {
+                let waiting_bytes = queue.len_bytes();
+                if let Some(bearer) = bearer_of(&mut self.models) {
+                    bearer.at_transmission_start(now, waiting_bytes);
+                }
                 self.transmit(now, next, events);
             }
         }
@@ -513,6 +530,10 @@ impl Link {
         self.last_queue_change = now;
         if let Some(pkt) = queue.dequeue(now) {
             let more = !queue.is_empty();
+            let waiting_bytes = queue.len_bytes();
+            if let Some(bearer) = bearer_of(&mut self.models) {
+                bearer.at_transmission_start(now, waiting_bytes);
+            }
             self.transmit(now, pkt, events);
             if more {
                 events.schedule(self.busy_until, Event::LinkTxDone(self.id));
@@ -632,9 +653,9 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::bearer::{Bearer, BearerParams, StepDown};
     use crate::net::packet::test_packets::data_packet;
     use crate::net::packet::Payload;
-    use crate::net::queue::DropTail;
     use crate::traffic::dist::Distribution;
 
     /// DropTail both ways: as start times (`Fifo`) and as a scheduled queue.
@@ -833,6 +854,23 @@ mod tests {
     }
 
     #[test]
+    fn a_single_handed_off_packet_is_taken_alone_and_two_are_left_for_the_vector() {
+        // 12 Mbit/s, 10 ms: one packet at 0 arrives at 11 ms and is taken alone; two more at 20 ms (the
+        // first on the wire 20-21 ms, the second 21-22 ms) are both left for `take_handed_off`, in order.
+        let mut events = EventQueue::new();
+        let mut l = link(Buffer::Fifo(FifoBuffer::new(5, None)), 10).handing_off();
+        l.enqueue(SimTime(0), data_packet(0, 1500), &mut events);
+        assert_eq!(l.take_single_handed_off().map(|(t, _)| t.0), Some(11 * MS));
+        assert!(l.take_single_handed_off().is_none());
+        l.enqueue(SimTime(20 * MS), data_packet(1, 1500), &mut events);
+        l.enqueue(SimTime(20 * MS), data_packet(2, 1500), &mut events);
+        assert!(l.take_single_handed_off().is_none());
+        let mut out = vec![];
+        l.take_handed_off(&mut out);
+        assert_eq!(out.iter().map(|(t, _)| t.0).collect::<Vec<_>>(), vec![31 * MS, 32 * MS]);
+    }
+
+    #[test]
     fn packet_errors_drop_about_the_configured_fraction() {
         let mut events = EventQueue::new();
         let mut l = Link::new(0, Rate::from_bps(1_000_000_000_000), SimDuration::ZERO, Buffer::Fifo(FifoBuffer::new(10, None)))
@@ -914,52 +952,115 @@ mod tests {
         }
     }
 
-    fn bearer_12_24(idle_ms: u64) -> Capacity {
-        // 12 Mbit/s (1 ms per 1500 bytes), then 24 (0.5 ms); up 2 ms after more than 3000 bytes wait.
-        Capacity::Bearer(
-            crate::net::bearer::Bearer::new(crate::net::bearer::BearerParams {
-                rates_bps: vec![12_000_000, 24_000_000],
-                up_queue_bytes: 3000,
-                up_delay: SimDuration::from_millis(2),
-                idle: SimDuration::from_millis(idle_ms),
+    fn bearer(rates_bps: Vec<u64>, up_queue_bytes: u64, up_delay: SimDuration, down: Option<StepDown>) -> Capacity {
+        let idle = SimDuration::from_millis(10);
+        Capacity::Bearer(Bearer::new(BearerParams { rates_bps, up_queue_bytes, up_delay, idle, down }).unwrap())
+    }
+
+    fn bearer_12_24() -> Capacity {
+        // 12 Mbit/s (1 ms per 1500 bytes), then 24 (0.5 ms); up 2 ms after more than 3000 bytes wait,
+        // back after 10 ms idle.
+        bearer(vec![12_000_000, 24_000_000], 3000, SimDuration::from_millis(2), None)
+    }
+
+    /// Arrival times at the far end (µs) of `offered`, through both DropTails in front of `capacity`.
+    fn bearer_arrivals_us(capacity: &Capacity, offered: &[(u64, Packet)]) -> Vec<Vec<u64>> {
+        droptails(100)
+            .into_iter()
+            .map(|buffer| {
+                let mut l = link(buffer, 0).with_capacity(capacity.clone());
+                let (arrived, dropped) = feed(&mut l, offered);
+                assert!(dropped.is_empty());
+                arrived.iter().map(|&(t, _)| t / 1000).collect()
             })
-            .unwrap(),
-        )
+            .collect()
     }
 
     #[test]
     fn a_bearer_steps_up_when_its_buffer_fills() {
         // Six 1500-byte packets at 0, no delay. The first goes at once (done 1 ms); the next three wait
-        // 1500, 3000, 4500 bytes: the fourth asks for 24 Mbit/s from 2 ms.
-        // - DropTail as start times fixes each packet's time at its arrival: packet 2 (start 2 ms) was
-        //   given 1 ms at 12 Mbit/s before the request, so 1, 2, 3 ms, then 0.5 ms each: 3.5, 4, 4.5 ms
-        //   (the approximation `net::bearer` states).
-        // - A scheduled DropTail starts each packet when the transmitter frees: 1, 2, then 2.5, 3, 3.5, 4.
-        let expected = [[1_000, 2_000, 3_000, 3_500, 4_000, 4_500], [1_000, 2_000, 2_500, 3_000, 3_500, 4_000]];
-        for (buffer, expected) in droptails(100).into_iter().zip(expected) {
-            let mut l = link(buffer, 0).with_capacity(bearer_12_24(10));
-            let offered: Vec<(u64, Packet)> = (0..6).map(|s| (0, data_packet(s, 1500))).collect();
-            let (arrived, _) = feed(&mut l, &offered);
-            let times: Vec<u64> = arrived.iter().map(|&(t, _)| t / 1000).collect();
-            assert_eq!(times, expected);
-            // The link reports the bearer's top rate as its rate.
-            assert_eq!(l.mean_rate_bps(), 24_000_000);
+        // 1500, 3000, 4500 bytes: the fourth asks for 24 Mbit/s from 2 ms. Each packet is timed when it
+        // starts, with either DropTail: 1, 2, then 0.5 ms each: 2.5, 3, 3.5, 4 ms. (Timed on arrival, as
+        // the start-time FIFO would, the packet starting at 2 ms had been given 1 ms before the request.)
+        let offered: Vec<(u64, Packet)> = (0..6).map(|s| (0, data_packet(s, 1500))).collect();
+        for times in bearer_arrivals_us(&bearer_12_24(), &offered) {
+            assert_eq!(times, [1_000, 2_000, 2_500, 3_000, 3_500, 4_000]);
+        }
+        // The link reports the bearer's top rate as its rate.
+        let l = link(Buffer::Fifo(FifoBuffer::new(100, None)), 0).with_capacity(bearer_12_24());
+        assert_eq!(l.mean_rate_bps(), 24_000_000);
+    }
+
+    #[test]
+    fn packets_waiting_when_a_step_up_is_decided_leave_at_the_new_rate() {
+        // 64 kbit/s (1500 bytes = 12,000 bit in 187.5 ms), then 384 kbit/s (31.25 ms); a step up 250 ms
+        // after more than 4000 bytes wait. Packets 0-2 at 0: packet 0 on the wire 0-187.5 ms, 1 and 2
+        // wait (3000 bytes). Packet 3 at 12.5 ms leaves 4500 waiting: 384 kbit/s from 262.5 ms, with
+        // three packets waiting at the old rate.
+        // - packet 1 starts at 187.5 ms: 75 ms at 64 kbit/s carry 4,800 bit until the switch, the other
+        //   7,200 bit take 18.75 ms at 384 kbit/s: 281.25 ms;
+        // - packets 2 and 3 at 384 kbit/s: 312.5 and 343.75 ms.
+        // (Before session 8 they kept the times given at arrival, 375 and 562.5 ms, and 593.75 ms.)
+        let capacity = bearer(vec![64_000, 384_000], 4000, SimDuration::from_millis(250), None);
+        let mut offered: Vec<(u64, Packet)> = (0..3).map(|s| (0, data_packet(s, 1500))).collect();
+        offered.push((12_500_000, data_packet(3, 1500)));
+        for times in bearer_arrivals_us(&capacity, &offered) {
+            assert_eq!(times, [187_500, 281_250, 312_500, 343_750]);
+        }
+    }
+
+    #[test]
+    fn a_packet_on_the_wire_when_a_step_up_is_decided_keeps_its_time() {
+        // The same rates, a step up 100 ms after more than 1000 bytes wait. Packet 0 starts at 0 (187.5
+        // ms at 64 kbit/s); packet 1 at 12.5 ms asks for 384 kbit/s from 112.5 ms. Packet 0 was timed
+        // when it started, before the request: it ends at 187.5 ms (served at both rates it would end at
+        // 125 ms). Packet 1 starts then, at 384 kbit/s: 218.75 ms.
+        let capacity = bearer(vec![64_000, 384_000], 1000, SimDuration::from_millis(100), None);
+        let offered = [(0, data_packet(0, 1500)), (12_500_000, data_packet(1, 1500))];
+        for times in bearer_arrivals_us(&capacity, &offered) {
+            assert_eq!(times, [187_500, 218_750]);
         }
     }
 
     #[test]
     fn a_bearer_falls_back_after_its_idle_time() {
-        // As above, then idle from 4.5 (FIFO) or 4 ms (scheduled). With idle 10 ms a packet at 12 ms is
-        // still sent at 24 Mbit/s (done 12.5 ms); one at 30 ms finds the fall back (due at 12.5 + 10 ms) and
-        // takes 1 ms at 12 Mbit/s: 31 ms.
-        for buffer in droptails(100) {
-            let mut l = link(buffer, 0).with_capacity(bearer_12_24(10));
-            let mut offered: Vec<(u64, Packet)> = (0..6).map(|s| (0, data_packet(s, 1500))).collect();
-            offered.push((12 * MS, data_packet(6, 1500)));
-            offered.push((30 * MS, data_packet(7, 1500)));
-            let (arrived, _) = feed(&mut l, &offered);
-            assert_eq!(&arrived[6..], &[(12_500_000, 6), (31 * MS, 7)]);
+        // As above, then idle from 4 ms. With idle 10 ms a packet at 12 ms is still sent at 24 Mbit/s
+        // (done 12.5 ms); one at 30 ms finds the fall back (due at 12.5 + 10 ms) and takes 1 ms at 12
+        // Mbit/s: 31 ms.
+        let mut offered: Vec<(u64, Packet)> = (0..6).map(|s| (0, data_packet(s, 1500))).collect();
+        offered.push((12 * MS, data_packet(6, 1500)));
+        offered.push((30 * MS, data_packet(7, 1500)));
+        for times in bearer_arrivals_us(&bearer_12_24(), &offered) {
+            assert_eq!(&times[6..], &[12_500, 31_000]);
         }
+    }
+
+    #[test]
+    fn a_bearer_steps_down_when_little_waits() {
+        // bearer_12_24 with a step down once fewer than 3000 bytes have waited for 0.5 ms. Six packets at
+        // 0 as above (24 Mbit/s from 2 ms); the bytes waiting when each starts: 6000 at 1 ms, 4500 at 2,
+        // 3000 at 2.5 (not fewer), 1500 at 3 ms: low from 3 ms, a step down due at 3 + 0.5 = 3.5 ms,
+        // when packet 5 starts: it takes 1 ms at 12 Mbit/s, 4.5 ms (4 ms without the step down).
+        let down = StepDown { queue_bytes: 3000, delay: SimDuration::from_micros(500) };
+        let capacity = bearer(vec![12_000_000, 24_000_000], 3000, SimDuration::from_millis(2), Some(down));
+        let offered: Vec<(u64, Packet)> = (0..6).map(|s| (0, data_packet(s, 1500))).collect();
+        for times in bearer_arrivals_us(&capacity, &offered) {
+            assert_eq!(times, [1_000, 2_000, 2_500, 3_000, 3_500, 4_500]);
+        }
+    }
+
+    #[test]
+    fn a_bearer_link_is_never_fed_ahead_of_time() {
+        // Any buffer in front of a bearer becomes a scheduled DropTail with the same limits (2 packets:
+        // one on the wire, one waiting, the third dropped), an unbounded one without a limit.
+        let mut events = EventQueue::new();
+        let mut l = link(Buffer::Fifo(FifoBuffer::new(2, None)), 0).with_capacity(bearer_12_24());
+        assert!(matches!(l.buffer, Buffer::Scheduled(_)));
+        assert!(l.enqueue(SimTime(0), data_packet(0, 1500), &mut events).is_none());
+        assert!(l.enqueue(SimTime(0), data_packet(1, 1500), &mut events).is_none());
+        assert!(l.enqueue(SimTime(0), data_packet(2, 1500), &mut events).is_some());
+        let l = link(Buffer::Unbounded, 0).with_capacity(bearer_12_24());
+        assert!(matches!(l.buffer, Buffer::Scheduled(_)));
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! link 0. Forward flows' links and ids do not depend on whether other flows go the other way.
 //! Writing that dumbbell out as links, in that order, gives a bit-identical run (tests/topology.rs).
 
-use crate::config::{err, ConfigError, FlowDirection, LinkModelsConfig, NodeConfig, QueueConfig, ScenarioConfig};
+use crate::config::{err, ConfigError, FlowDirection, LinkModelsConfig, NodeConfig, QueueConfig, RateModelConfig, ScenarioConfig};
 use std::collections::BTreeMap;
 
 /// One link to build, in engine units.
@@ -214,7 +214,10 @@ impl Topology {
                     && !followers[id].is_empty()
                     && followers[id].iter().all(|&next| {
                         let plan = &self.links[next as usize];
-                        plan.queue.is_none() && plan.processing.is_none() && feeders[next as usize] == [id as u32]
+                        // A bearer times its packets when they start, from a scheduled queue
+                        // (`Link::with_capacity`): it cannot take packets ahead of their arrival.
+                        let bearer = matches!(plan.models.rate_model, Some(RateModelConfig::Bearer { .. }));
+                        plan.queue.is_none() && plan.processing.is_none() && !bearer && feeders[next as usize] == [id as u32]
                     })
             })
             .collect()

@@ -200,6 +200,16 @@ impl Scoreboard {
         self.retransmissions.push_back((seq, snd_nxt));
     }
 
+    /// The retransmission of `seq` in flight is presumed lost (F-RTO's repeated timeout, `tcp/frto.rs`):
+    /// it no longer counts in pipe, and `seq` may be retransmitted again.
+    pub fn clear_retransmission(&mut self, seq: u64) {
+        let s = self.seg_mut(seq);
+        if s.flags & RETRANS != 0 {
+            s.flags &= !RETRANS;
+            self.retrans_out -= 1;
+        }
+    }
+
     /// Lost retransmissions (Linux 2.6 `tcp_mark_lost_retrans`; ns-2's ScoreBoard1 does the same): a
     /// retransmission is lost once segments sent more than DupThresh after it are SACKed. It is marked
     /// for retransmission again instead of waiting for the RTO. Returns how many were found.

@@ -19,11 +19,17 @@
 //!   `tcp_update_skb_after_send`). A sender held back by pacing asks for a wake-up through
 //!   `timer_deadline`, which is then the earlier of that and the retransmission timer. The first
 //!   retransmission of a fast retransmit still goes out at once (RFC 6675 4.3), outside the pacing budget.
+//!
+//! F-RTO (`tcp/frto.rs`, off unless `with_frto`) takes over a timeout taken in the Open state: it
+//! resends the head only, reads the next ACKs, and either calls the timeout spurious or starts the
+//! conventional RTO recovery below then. While it reads ACKs, `frto` is Some and the window neither grows
+//! nor enters fast recovery.
 
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::histogram::LogHistogram;
 use crate::net::packet::{Direction, Ecn, Packet, Payload};
 use crate::tcp::burst::BurstLimit;
+use crate::tcp::frto::{FrtoConfig, FrtoVariant, Probe, ProbeAck, SpuriousResponse, Verdict};
 use crate::tcp::rate::RateSampler;
 pub use crate::tcp::recovery::Recovery;
 use crate::tcp::recovery::{AckEvent, LossRecovery};
@@ -89,6 +95,8 @@ pub struct SenderCounters {
     pub rtt_sum_ns: u128,
     /// Window reductions in answer to ECN echoes (RFC 3168), outside loss recovery.
     pub ecn_reductions: u64,
+    /// Timeouts F-RTO found spurious (each is also one of `timeouts`).
+    pub spurious_timeouts: u64,
 }
 
 pub struct Sender {
@@ -130,6 +138,10 @@ pub struct Sender {
     rtt_histogram: Option<RttHistogram>,
     /// `cfg.cwnd_clamp` where the sender enforces it (the algorithm does not apply it itself).
     growth_clamp: Option<u32>,
+    /// F-RTO, when the flow uses it (`with_frto`).
+    frto_cfg: Option<FrtoConfig>,
+    /// The F-RTO detection in progress, if any.
+    frto: Option<Probe>,
 }
 
 impl Sender {
@@ -161,7 +173,18 @@ impl Sender {
             loss_event_times_ns,
             rtt_histogram,
             growth_clamp,
+            frto_cfg: None,
+            frto: None,
         }
+    }
+
+    /// Detect spurious timeouts with F-RTO (`tcp/frto.rs`); None: conventional timeouts only. Without
+    /// SACK (`recovery = "newreno"`) the SACK-enhanced variant is the basic one, as in Linux
+    /// (`tcp_is_sackfrto` needs SACK).
+    pub fn with_frto(mut self, frto: Option<FrtoConfig>) -> Self {
+        let sack = self.recovery.reads_sack();
+        self.frto_cfg = frto.map(|f| if sack { f } else { FrtoConfig { variant: FrtoVariant::Basic, ..f } });
+        self
     }
 
     /// Send at most `limit`'s burst back to back (for algorithms without a pacing rate).
@@ -246,6 +269,8 @@ impl Sender {
         let prior_lost = self.sb.lost_total;
         let prior_state = self.state;
         let packets_out_before = self.sb.packets_out();
+        // F-RTO reads this ACK (its detection was in progress when it arrived).
+        let frto_reads = self.frto.is_some();
         // ns-2 TCP-Linux takes a timer sample from every ACK it does not discard as old (`recv`, then
         // `time_processing`); the echoed time stamp makes retransmissions safe to measure.
         let ns2_timed = cum_ack >= self.sb.snd_una();
@@ -255,8 +280,15 @@ impl Sender {
 
         let (acked, _) = if cum_ack > self.sb.snd_una() { self.sb.advance(cum_ack) } else { (0, false) };
         let mut newly_sacked = 0;
+        // F-RTO: segments sent before the timeout among those newly SACKed, merged first to count them.
+        let mut originals_sacked = 0;
         if self.recovery.reads_sack() {
             for block in ack.payload.sack_blocks() {
+                if let Some(probe) = &self.frto {
+                    let originals = self.sb.add_sack(probe.originals_of(block));
+                    originals_sacked += originals;
+                    newly_sacked += originals;
+                }
                 newly_sacked += self.sb.add_sack(block);
             }
         }
@@ -282,7 +314,9 @@ impl Sender {
             rtt_sample = Some(r);
         }
 
-        self.recovery.mark_losses(&mut self.sb, &AckEvent { acked, duplicate });
+        if !frto_reads {
+            self.recovery.mark_losses(&mut self.sb, &AckEvent { acked, duplicate });
+        }
 
         if acked > 0 || newly_sacked > 0 {
             let min_rtt = self.rtt.min_rtt();
@@ -314,13 +348,24 @@ impl Sender {
                 }
             }
             // Linux raises cwnd only outside Recovery (slow start continues in Loss after an RTO).
-            if acked > 0 && prior_state != CaState::Recovery {
+            if acked > 0 && prior_state != CaState::Recovery && !frto_reads {
                 self.cc.on_ack(&sample);
             }
         }
 
-        if ece && self.cfg.ecn {
+        if ece && self.cfg.ecn && !frto_reads {
             self.on_ecn_echo(now, prior_in_flight);
+        }
+        if frto_reads {
+            let read = ProbeAck {
+                acked,
+                duplicate,
+                newly_sacked,
+                originals_sacked,
+                snd_una: self.sb.snd_una(),
+                can_send_new: self.may_send_new(now),
+            };
+            self.frto_on_ack(now, &read);
         }
 
         // State transitions.
@@ -339,8 +384,11 @@ impl Sender {
                     self.enter_recovery(now, prior_in_flight, out);
                 }
             }
-            // A new loss in the Loss state starts a recovery where the rule says so (ns-2 TCP-Linux).
-            CaState::Loss if self.recovery.recovers_in_loss_state() && self.sb.lost_total > prior_lost => {
+            // A new loss in the Loss state starts a recovery where the rule says so (ns-2 TCP-Linux);
+            // not when F-RTO has just started the Loss state, whose marks are the timeout's.
+            CaState::Loss
+                if self.recovery.recovers_in_loss_state() && self.sb.lost_total > prior_lost && !frto_reads =>
+            {
                 self.enter_recovery(now, prior_in_flight, out);
             }
             CaState::Recovery => {
@@ -429,8 +477,21 @@ impl Sender {
             }
             return;
         }
+        if self.frto_cfg.is_some() {
+            let may_start = match &self.frto {
+                Some(probe) => probe.may_restart(),
+                None => self.state == CaState::Open,
+            };
+            if may_start {
+                self.start_frto(now, out);
+                return;
+            }
+        }
         self.counters.timeouts += 1;
-        if self.state == CaState::Open {
+        // A timeout after F-RTO's probe (its second stage) is the same loss event, not a new one; the
+        // reduction F-RTO deferred is taken now (`first_in_episode`, since the state is still Open).
+        let probing = self.frto.take().is_some();
+        if self.state == CaState::Open && !probing {
             self.record_loss_event(now);
         }
         let first_in_episode = self.state != CaState::Loss;
@@ -448,11 +509,96 @@ impl Sender {
         self.send_what_is_allowed(now, out);
     }
 
+    /// F-RTO step 1 (`tcp/frto.rs`): a timeout in the Open state, or a repeated one before any ACK
+    /// advanced the window, resends the head only and leaves the algorithm alone until the verdict.
+    fn start_frto(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.counters.timeouts += 1;
+        let una = self.sb.snd_una();
+        match &mut self.frto {
+            Some(probe) => {
+                // The head's earlier resend is presumed lost, as a conventional timeout presumes.
+                self.sb.clear_retransmission(una);
+                probe.restart(now);
+            }
+            None => {
+                self.record_loss_event(now);
+                self.frto = Some(Probe::new(now, una, self.sb.snd_nxt(), self.sb.in_flight()));
+            }
+        }
+        self.dupacks = 0;
+        self.rtt.back_off();
+        if let Some(timer) = &mut self.ns2_rto {
+            timer.back_off();
+        }
+        self.retransmit(una, now, out);
+        self.rto_deadline = Some(now + self.rto());
+    }
+
+    /// F-RTO reads an ACK (after the scoreboard, the RTT estimator and the algorithm's sample have it).
+    fn frto_on_ack(&mut self, now: SimTime, read: &ProbeAck) {
+        let (Some(frto), Some(probe)) = (self.frto_cfg, self.frto.as_mut()) else { return };
+        // Duplicate ACKs are F-RTO's to read: they do not count toward a fast retransmit meanwhile.
+        self.dupacks = 0;
+        match probe.on_ack(frto.variant, read) {
+            Verdict::Wait | Verdict::SendNew => {}
+            Verdict::Conventional { allowance } => self.frto_fall_back(now, allowance),
+            Verdict::Spurious => {
+                let probe = self.frto.take().expect("detection in progress");
+                self.counters.spurious_timeouts += 1;
+                if frto.response == SpuriousResponse::Halve {
+                    self.cc.on_congestion_event(&CongestionEvent {
+                        now,
+                        in_flight: probe.in_flight_at_timeout,
+                        min_rtt: self.rtt.min_rtt(),
+                        srtt: self.rtt.srtt(),
+                    });
+                    self.cc.on_recovery_exit(now);
+                }
+            }
+        }
+    }
+
+    /// The timeout was real (or could not be probed): the RTO recovery of `on_timer`, started now, with
+    /// cwnd = in_flight + `allowance` (Linux `tcp_enter_frto_loss`).
+    fn frto_fall_back(&mut self, now: SimTime, allowance: u32) {
+        let probe = self.frto.take().expect("detection in progress");
+        self.cc.on_timeout(now, true);
+        self.state = CaState::Loss;
+        self.recover = self.sb.snd_nxt() - 1;
+        self.dupacks = 0;
+        self.recovery.on_timeout(&mut self.sb);
+        self.sb.mark_all_lost();
+        let una = self.sb.snd_una();
+        if una == probe.head && self.sb.packets_out() > 0 {
+            // The head's resend from the timeout is not acknowledged yet: it is still in flight.
+            self.sb.on_retransmit(una, probe.head_sent_at);
+        }
+        self.cc.set_cwnd(self.sb.in_flight() + allowance);
+    }
+
+    /// During F-RTO detection, only the new segments of step 2b go out, whatever cwnd allows.
+    fn send_frto_probes(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        while self.frto.as_ref().is_some_and(|probe| probe.new_allowed > 0) && self.may_send_new(now) {
+            if let Some(probe) = &mut self.frto {
+                probe.new_allowed -= 1;
+            }
+            let seq = self.sb.push_new(now);
+            self.emit(seq, false, now, out);
+        }
+        if self.rto_deadline.is_none() && self.sb.packets_out() > 0 {
+            self.rto_deadline = Some(now + self.rto());
+        }
+    }
+
     /// RFC 6675 NextSeg, in order: lost segments, then new data, while pipe < cwnd, or the larger window
     /// the recovery rule allows (`linux-2.6` mode's rate-halving allowance).
     #[inline(always)]
     fn send_what_is_allowed(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if !self.started {
+            return;
+        }
+        if self.frto.is_some() {
+            self.send_frto_probes(now, out);
             return;
         }
         let cwnd = self.cc.cwnd();

@@ -5,6 +5,7 @@
 use crate::cc::newreno::{NewReno, NewRenoConfig};
 use crate::cc::common::Counting;
 use crate::net::packet::{Direction, Ecn, Packet, Payload, SeqRange};
+use crate::tcp::frto::{FrtoConfig, FrtoVariant, SpuriousResponse};
 use crate::tcp::sender::{CaState, Recovery, Sender, SenderConfig};
 use crate::time::{SimDuration, SimTime};
 
@@ -619,4 +620,100 @@ fn a_cwnd_clamp_unlike_a_receiver_window_sends_past_a_hole() {
     let mut rwnd = windowed_sender(6, 6, None);
     assert_eq!(start(&mut rwnd).len(), 6);
     assert_eq!(feed(&mut rwnd, ms(100), ack(0, &[(1, 2)], false)), vec![]);
+}
+
+/// `sender` with F-RTO (`tcp/frto.rs`).
+fn sender_frto(recovery: Recovery, initial_cwnd: u32, variant: FrtoVariant, response: SpuriousResponse) -> Sender {
+    sender(recovery, initial_cwnd).with_frto(Some(FrtoConfig { variant, response }))
+}
+
+#[test]
+fn frto_finds_a_timeout_spurious_when_the_originals_were_only_delayed() {
+    // IW 10: 0..9 out at 0; a delay spike holds them past the RTO (1 s: no RTT sample yet).
+    let mut s = sender_frto(Recovery::Sack, 10, FrtoVariant::Sack, SpuriousResponse::Halve);
+    start(&mut s);
+    let mut out = vec![];
+    s.on_timer(ms(1000), &mut out);
+    // Step 1: the head only, and the window left alone until the verdict. RTO doubled: 1 + 2 = 3 s.
+    assert_eq!(emitted(&out), vec![(0, true)]);
+    assert_eq!((s.cc().cwnd(), s.state(), s.timer_deadline()), (10, CaState::Open, Some(ms(3000))));
+    // The original 0 arrives late: ACK 1 advances the window -> two new segments, 10 and 11, whatever
+    // cwnd says (step 2b); no growth on this ACK.
+    assert_eq!(feed(&mut s, ms(1100), ack(1, &[], false)), vec![(10, false), (11, false)]);
+    assert_eq!(s.cc().cwnd(), 10);
+    // The original 1 arrives: ACK 2 acknowledges a segment sent before the timeout and never resent:
+    // spurious (step 3b). Response `halve`: NewReno's reduction, ssthresh = cwnd = 10 / 2 = 5, at once.
+    // pipe = 2..11 = 10 >= 5: nothing is sent, and nothing was resent but the head.
+    assert_eq!(feed(&mut s, ms(1100), ack(2, &[], false)), vec![]);
+    assert_eq!((s.cc().cwnd(), s.cc().ssthresh(), s.in_flight()), (5, 5, 10));
+    assert_eq!((s.counters().spurious_timeouts, s.counters().timeouts, s.counters().retransmissions), (1, 1, 1));
+    // The rest of the late window arrives: ACKs 3..10 only acknowledge; in congestion avoidance (cwnd 5,
+    // packet counting) cwnd grows by one after 5 ACKed packets. No retransmission follows.
+    for cum in 3..=10 {
+        feed(&mut s, ms(1100), ack(cum, &[], false));
+    }
+    assert_eq!((s.state(), s.counters().retransmissions, s.cc().cwnd()), (CaState::Open, 1, 6));
+
+    // Without F-RTO the same late ACK 1 comes to a sender in the Loss state with 1..9 marked lost and
+    // cwnd 1 -> 2 in slow start: it resends 1 and 2 (go-back-N), and the whole window after them.
+    let mut plain = sender(Recovery::Sack, 10);
+    start(&mut plain);
+    plain.on_timer(ms(1000), &mut vec![]);
+    assert_eq!(feed(&mut plain, ms(1100), ack(1, &[], false)), vec![(1, true), (2, true)]);
+}
+
+#[test]
+fn frto_undo_response_keeps_the_window() {
+    // As above with response `undo`: after ACK 2 declares the timeout spurious, cwnd is still 10 and
+    // ssthresh untouched (NewReno's initial, "infinite"), so ACK 3 grows cwnd in slow start to 11:
+    // pipe 11..2 -> 3..11 = 9, two new segments (12, 13).
+    let mut s = sender_frto(Recovery::Sack, 10, FrtoVariant::Sack, SpuriousResponse::Undo);
+    start(&mut s);
+    let ssthresh = s.cc().ssthresh();
+    s.on_timer(ms(1000), &mut vec![]);
+    feed(&mut s, ms(1100), ack(1, &[], false));
+    assert_eq!(feed(&mut s, ms(1100), ack(2, &[], false)), vec![]);
+    assert_eq!((s.cc().cwnd(), s.cc().ssthresh()), (10, ssthresh));
+    assert_eq!(feed(&mut s, ms(1100), ack(3, &[], false)), vec![(12, false), (13, false)]);
+    assert_eq!(s.counters().spurious_timeouts, 1);
+}
+
+#[test]
+fn frto_falls_back_to_conventional_recovery_after_a_real_loss() {
+    // IW 10: 0..9 out and all lost (an outage). RTO at 1 s: the head only.
+    let mut s = sender_frto(Recovery::Sack, 10, FrtoVariant::Sack, SpuriousResponse::Halve);
+    start(&mut s);
+    let mut out = vec![];
+    s.on_timer(ms(1000), &mut out);
+    assert_eq!(emitted(&out), vec![(0, true)]);
+    // The resent 0 arrives: ACK 1 advances the window -> new segments 10 and 11.
+    assert_eq!(feed(&mut s, ms(1300), ack(1, &[], true)), vec![(10, false), (11, false)]);
+    // 10 arrives, 1 does not: a duplicate ACK of 1 that SACKs 10, a segment sent after the timeout only
+    // -> a real loss (step 3a). The deferred reduction is taken now: ssthresh = 10 / 2 = 5; every segment
+    // not SACKed (1..9, 11) is lost, pipe 0, cwnd = 0 + 3 (Linux `tcp_enter_frto_loss`): 1, 2, 3 resent.
+    assert_eq!(feed(&mut s, ms(1600), ack(1, &[(10, 11)], false)), vec![(1, true), (2, true), (3, true)]);
+    assert_eq!((s.state(), s.cc().cwnd(), s.cc().ssthresh()), (CaState::Loss, 3, 5));
+    assert_eq!((s.counters().spurious_timeouts, s.counters().timeouts, s.counters().retransmissions), (0, 1, 4));
+    // From here it is the conventional RTO recovery: the resent 1 is ACKed (slow start: cwnd 4, pipe
+    // 2 -> 4 and 5 resent).
+    assert_eq!(feed(&mut s, ms(1900), ack(2, &[(10, 11)], true)), vec![(4, true), (5, true)]);
+}
+
+#[test]
+fn basic_frto_falls_back_on_a_duplicate_ack_and_repeats_on_a_repeated_timeout() {
+    // No SACK (NewReno recovery), basic F-RTO. IW 4: 0..3 out, nothing comes back: RTO at 1 s resends 0,
+    // again at 1 + 2 = 3 s (F-RTO once more: the first ACK has not come), RTO 4 s: next at 7 s.
+    let mut s = sender_frto(Recovery::Newreno, 4, FrtoVariant::Basic, SpuriousResponse::Halve);
+    start(&mut s);
+    let mut out = vec![];
+    s.on_timer(ms(1000), &mut out);
+    s.on_timer(ms(3000), &mut out);
+    assert_eq!(emitted(&out), vec![(0, true), (0, true)]);
+    assert_eq!((s.cc().cwnd(), s.counters().timeouts, s.timer_deadline()), (4, 2, Some(ms(7000))));
+    // 1 arrives but 0 did not: a duplicate ACK of 0 -> a loss (RFC 5682 2.1 step 2a). ssthresh =
+    // max(4 / 2, 2) = 2, 0..3 lost, the resend of 0 still in flight: cwnd = pipe 1 + 0 = 1, nothing sent.
+    assert_eq!(feed(&mut s, ms(3100), ack(0, &[], false)), vec![]);
+    assert_eq!((s.state(), s.cc().cwnd(), s.cc().ssthresh(), s.in_flight()), (CaState::Loss, 1, 2, 1));
+    // The resend of 0 is ACKed with 1: cumulative ACK 2; slow start cwnd 2, pipe 0: 2 and 3 resent.
+    assert_eq!(feed(&mut s, ms(3200), ack(2, &[], true)), vec![(2, true), (3, true)]);
 }
