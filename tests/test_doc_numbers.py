@@ -264,7 +264,8 @@ def test_write_docs_for_seed001_needs_every_run_stored(tmp_path):
 
 # --- seed 003: blocks rendered from the stored full study, pending until it is run ------------------------
 
-SEED003_BLOCKS = ["seed003/source", "seed003/findings-count", "seed003/response", "seed003/findings-response",
+SEED003_BLOCKS = ["seed003/source", "seed003/findings-count", "seed003/response", "seed003/response-realised",
+                  "seed003/findings-response",
                   "seed003/figure2", "seed003/findings-figure2", "seed003/table3", "seed003/table2",
                   "seed003/findings-table2-3", "seed003/figure3", "seed003/findings-figure3", "seed003/figure5",
                   "seed003/findings-figure5", "seed003/utilisation", "seed003/findings-utilisation",
@@ -336,8 +337,9 @@ def test_a_heavy_part_left_out_is_named_wherever_it_would_show():
     assert f"- {said}: `cclab reproduce seed003 --only response-1e-8` computes it" in rendered
     assert rendered.count(f"{said}: its findings are not checked.") == 2     # findings-count, findings-response
     assert f"\n{said}.\n" in rendered                                          # under the response table
-    # One column of the response table, in each of the five protocols' lines.
-    assert rendered.count("| not run |") == 5
+    # One column of each response table (at the p given, at the rate realised), in each of the five
+    # protocols' lines.
+    assert rendered.count("| not run |") == 10
     assert "Every part of the study" not in rendered
 
 
