@@ -495,18 +495,32 @@ impl Sender {
             self.record_loss_event(now);
         }
         let first_in_episode = self.state != CaState::Loss;
-        self.cc.on_timeout(now, first_in_episode);
+        self.enter_rto_recovery(now, first_in_episode);
+        self.back_off_timers();
+        self.rto_deadline = Some(now + self.rto());
+        self.send_what_is_allowed(now, out);
+    }
+
+    /// RTO recovery (RFC 5681 section 3.1, eq. 4 and the Loss state of Linux `tcp_enter_loss`): the
+    /// algorithm takes its timeout reduction (`first` is false for a repeated timeout in one episode),
+    /// everything outstanding is presumed lost and recovery ends once `recover` (the highest segment sent
+    /// so far) is acknowledged. Shared by a plain timeout and F-RTO's fall-back.
+    fn enter_rto_recovery(&mut self, now: SimTime, first: bool) {
+        self.cc.on_timeout(now, first);
         self.state = CaState::Loss;
         self.recover = self.sb.snd_nxt() - 1;
         self.dupacks = 0;
         self.recovery.on_timeout(&mut self.sb);
         self.sb.mark_all_lost();
+    }
+
+    /// Exponential back-off after a timeout (RFC 6298 section 5.5): the RTT estimator's RTO doubles, and
+    /// so does ns-2's own timer in `linux-2.6` mode (`tcp/rto_ns2.rs`, ns-2 `tcp/tcp.cc` `rtt_backoff`).
+    fn back_off_timers(&mut self) {
         self.rtt.back_off();
         if let Some(timer) = &mut self.ns2_rto {
             timer.back_off();
         }
-        self.rto_deadline = Some(now + self.rto());
-        self.send_what_is_allowed(now, out);
     }
 
     /// F-RTO step 1 (`tcp/frto.rs`): a timeout in the Open state, or a repeated one before any ACK
@@ -526,10 +540,7 @@ impl Sender {
             }
         }
         self.dupacks = 0;
-        self.rtt.back_off();
-        if let Some(timer) = &mut self.ns2_rto {
-            timer.back_off();
-        }
+        self.back_off_timers();
         self.retransmit(una, now, out);
         self.rto_deadline = Some(now + self.rto());
     }
@@ -562,12 +573,7 @@ impl Sender {
     /// cwnd = in_flight + `allowance` (Linux `tcp_enter_frto_loss`).
     fn frto_fall_back(&mut self, now: SimTime, allowance: u32) {
         let probe = self.frto.take().expect("detection in progress");
-        self.cc.on_timeout(now, true);
-        self.state = CaState::Loss;
-        self.recover = self.sb.snd_nxt() - 1;
-        self.dupacks = 0;
-        self.recovery.on_timeout(&mut self.sb);
-        self.sb.mark_all_lost();
+        self.enter_rto_recovery(now, true);
         let una = self.sb.snd_una();
         if una == probe.head && self.sb.packets_out() > 0 {
             // The head's resend from the timeout is not acknowledged yet: it is still in flight.
