@@ -276,14 +276,23 @@ impl Cubic {
         self.ack_ratio = DelayedAckRatio::default();
     }
 
-    /// Linux `bictcp_update`: recompute `cnt` for the current window.
+    /// Linux `bictcp_update`: recompute `cnt` for the current window. Most ACKs find cnt still fresh (the
+    /// same cwnd, within 1/32 s of the last computation: over 99 % of calls in a Table I cell), so that
+    /// test is inlined into `on_ack` and only the recomputation is a call.
+    #[inline(always)]
     fn update(&mut self, now: SimTime, units: u32) {
-        let cwnd = self.win.cwnd;
         self.ack_cnt += units;
         let now_ms = now.0 / 1_000_000;
-        if self.last_cwnd == cwnd && now_ms.saturating_sub(self.last_time_ms) <= RECOMPUTE_INTERVAL_MS {
+        if self.last_cwnd == self.win.cwnd && now_ms.saturating_sub(self.last_time_ms) <= RECOMPUTE_INTERVAL_MS {
             return;
         }
+        self.recompute(now, now_ms, units);
+    }
+
+    /// `bictcp_update` past its early return: `cnt` from the cubic curve and the Reno estimate.
+    #[inline(never)]
+    fn recompute(&mut self, now: SimTime, now_ms: u64, units: u32) {
+        let cwnd = self.win.cwnd;
         self.last_cwnd = cwnd;
         self.last_time_ms = now_ms;
 
