@@ -316,15 +316,23 @@ impl Bic {
         }
     }
 
-    /// Linux `bictcp_update`: recompute `cnt`, unless cwnd is unchanged and it is recent enough.
+    /// Linux `bictcp_update`: recompute `cnt`, unless cwnd is unchanged and it is recent enough. As in
+    /// CUBIC, that test is inlined into `on_ack` (most ACKs stop there) and only the recomputation is a call.
+    #[inline(always)]
     fn update(&mut self, now: SimTime) {
-        let cwnd = self.win.cwnd;
         let now_ms = now.0 / 1_000_000;
         if let Some(reuse_ms) = self.cfg.cnt_reuse_ms {
-            if self.last_cwnd == cwnd && now_ms.saturating_sub(self.last_time_ms) <= reuse_ms {
+            if self.last_cwnd == self.win.cwnd && now_ms.saturating_sub(self.last_time_ms) <= reuse_ms {
                 return;
             }
         }
+        self.recompute(now_ms);
+    }
+
+    /// `bictcp_update` past its early return.
+    #[inline(never)]
+    fn recompute(&mut self, now_ms: u64) {
+        let cwnd = self.win.cwnd;
         self.last_cwnd = cwnd;
         self.last_time_ms = now_ms;
 
