@@ -326,7 +326,7 @@ fn frto_turns_the_go_back_n_after_a_delay_spike_into_one_resent_segment() {
     };
     let count = |s: &Value, key: &str| s["flows"][0][key].as_u64().unwrap();
     let goodput = |s: &Value| s["flows"][0]["goodput_bps"].as_f64().unwrap();
-    for recovery in ["sack", "newreno", "linux-2.6"] {
+    for recovery in ["sack", "newreno", "linux-2.6", "prr"] {
         let (plain, _) = run(&base(recovery, None));
         assert!(count(&plain, "timeouts") >= 3, "{recovery}: {}", plain["flows"][0]);
         for variant in ["basic", "sack"] {

@@ -153,7 +153,7 @@ impl Sender {
         let sb = if wants_rate { Scoreboard::with_rate_stamps() } else { Scoreboard::new() };
         Sender {
             rtt: RttEstimator::new(cfg.rto_min),
-            ns2_rto: (cfg.recovery == Recovery::Linux26).then(|| Ns2Rto::new(cfg.rto_min)),
+            ns2_rto: cfg.recovery.uses_ns2_timer().then(|| Ns2Rto::new(cfg.rto_min)),
             recovery: cfg.recovery.build(),
             cfg,
             cc,
@@ -269,6 +269,7 @@ impl Sender {
         let prior_lost = self.sb.lost_total;
         let prior_state = self.state;
         let packets_out_before = self.sb.packets_out();
+        let prior_sacked = self.sb.sacked_out;
         // F-RTO reads this ACK (its detection was in progress when it arrived).
         let frto_reads = self.frto.is_some();
         // ns-2 TCP-Linux takes a timer sample from every ACK it does not discard as old (`recv`, then
@@ -315,7 +316,9 @@ impl Sender {
         }
 
         if !frto_reads {
-            self.recovery.mark_losses(&mut self.sb, &AckEvent { acked, duplicate });
+            // RFC 6937 DeliveredData: segments SACKed before and now acknowledged cumulatively count once.
+            let delivered = (acked + self.sb.sacked_out).saturating_sub(prior_sacked);
+            self.recovery.mark_losses(&mut self.sb, &AckEvent { acked, duplicate, delivered });
         }
 
         if acked > 0 || newly_sacked > 0 {

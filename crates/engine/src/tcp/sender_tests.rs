@@ -717,3 +717,36 @@ fn basic_frto_falls_back_on_a_duplicate_ack_and_repeats_on_a_repeated_timeout() 
     // The resend of 0 is ACKed with 1: cumulative ACK 2; slow start cwnd 2, pipe 0: 2 and 3 resent.
     assert_eq!(feed(&mut s, ms(3200), ack(2, &[], true)), vec![(2, true), (3, true)]);
 }
+
+#[test]
+fn prr_spreads_the_halving_over_the_recovery() {
+    // RFC 6937 PRR-SSRB, NewReno (ssthresh = cwnd / 2). IW 10: segments 0..9 out; 0 is lost.
+    let mut s = sender(Recovery::Prr, 10);
+    start(&mut s);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 2)], false)), vec![(10, false)]);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 3)], false)), vec![(11, false)]);
+    // Third SACKed segment: 0 is lost (RFC 6675 IsLost). ssthresh 5, RecoverFS = the old cwnd, 10.
+    // DeliveredData 1; pipe = 12 out - 3 SACKed - 1 lost = 8 > 5: sndcnt = ceil(1 * 5 / 10) - 0 = 1, the
+    // fast retransmit of 0 (pipe 9).
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 4)], false)), vec![(0, true)]);
+    assert_eq!(s.state(), CaState::Recovery);
+    assert_eq!((s.cc().ssthresh(), s.in_flight()), (5, 9));
+    // Each later ACK SACKs one more segment (DeliveredData 1; pipe falls by one before sending):
+    //   SACK 4: prr_delivered 2, pipe 8: ceil(10 / 10) - 1 = 0.   SACK 5: 3, pipe 7: ceil(15 / 10) - 1 = 1,
+    //   send 12.   SACK 6: 4, pipe 7: 2 - 2 = 0.   SACK 7: 5, pipe 6: 3 - 2 = 1, send 13.   SACK 8: 6,
+    //   pipe 6: 3 - 3 = 0.   SACK 9: pipe 5 = ssthresh, so the slow-start bound: min(5 - 5, ...) = 0.
+    //   SACK 10: pipe 4: min(5 - 4, max(8 - 3, 1) + 1) = 1, send 14; and so on, one for one (pipe 4 -> 5).
+    let mut sent = vec![];
+    for end in 5..=14 {
+        sent.push(feed(&mut s, ms(101), ack(0, &[(1, end)], false)));
+    }
+    let one = |seq: u64| vec![(seq, false)];
+    assert_eq!(sent, vec![vec![], one(12), vec![], one(13), vec![], vec![], one(14), one(15), one(16), one(17)]);
+    assert_eq!(s.in_flight(), 5);
+    // The retransmission of 0 arrives: cumulative ACK 14 passes the recovery point (11). NewReno's exit
+    // sets cwnd = ssthresh = 5; outstanding 14..17 is 4, so one new segment goes.
+    assert_eq!(feed(&mut s, ms(200), ack(14, &[], true)), vec![(18, false)]);
+    assert_eq!(s.state(), CaState::Open);
+    assert_eq!((s.cc().cwnd(), s.cc().ssthresh()), (5, 5));
+    assert_eq!((s.counters().loss_events, s.counters().retransmissions), (1, 1));
+}

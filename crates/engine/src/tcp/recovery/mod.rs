@@ -12,8 +12,10 @@
 //! | `sack` (default) | `rfc6675::Rfc6675` | RFC 6675 SACK loss recovery |
 //! | `newreno` | `rfc6582::Rfc6582` | RFC 6582 NewReno without SACK, duplicate ACKs counted as Linux does |
 //! | `linux-2.6` | `ns2_linux::Ns2Linux` | ns-2.35 TCP-Linux's stand-in for Linux 2.6 rate-halving |
+//! | `prr` | `prr::Prr` | RFC 6937 Proportional Rate Reduction (PRR-SSRB), Linux 3.2 and later |
 
 pub mod ns2_linux;
+pub mod prr;
 pub mod rfc6582;
 pub mod rfc6675;
 
@@ -33,6 +35,9 @@ pub enum Recovery {
     /// sending paced to about one packet per two ACKs, cwnd = ssthresh (capped) at exit.
     #[serde(rename = "linux-2.6")]
     Linux26,
+    /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) on RFC 6675's loss marking, as Linux 3.2 and later
+    /// send in recovery: about one segment per two delivered while pipe is above ssthresh.
+    Prr,
 }
 
 impl Recovery {
@@ -41,7 +46,14 @@ impl Recovery {
             Recovery::Sack => Box::new(rfc6675::Rfc6675),
             Recovery::Newreno => Box::new(rfc6582::Rfc6582::default()),
             Recovery::Linux26 => Box::new(ns2_linux::Ns2Linux::default()),
+            Recovery::Prr => Box::new(prr::Prr::default()),
         }
+    }
+
+    /// Whether the rule comes with ns-2.35's retransmission timer (`tcp/rto_ns2.rs`) in place of Linux's:
+    /// the `linux-2.6` mode reproduces ns-2 TCP-Linux as a whole, its timer included.
+    pub fn uses_ns2_timer(self) -> bool {
+        self == Recovery::Linux26
     }
 }
 
@@ -52,6 +64,8 @@ pub struct AckEvent {
     pub acked: u32,
     /// A duplicate ACK: nothing new acknowledged while data was outstanding (RFC 5681 section 2).
     pub duplicate: bool,
+    /// RFC 6937 DeliveredData: the change in snd_una plus the change in SACKed segments, in segments.
+    pub delivered: u32,
 }
 
 /// One loss-recovery rule. Hooks a rule does not need keep their default (nothing happens).
