@@ -534,9 +534,10 @@ class FlowSpec(_Table):
     # Loss recovery: RFC 6675 SACK, RFC 6582 NewReno, or "linux-2.6": ns-2.35 TCP-Linux / Linux 2.6
     # rate-halving (cwnd = the algorithm's min_cwnd at entry, ~1 packet per 2 ACKs, ssthresh at exit),
     # with ns-2's retransmission timer (RTO = max(rto_min, SRTT + 4 RTTVAR), 1 ms ticks) and loss marking
-    # (a hole is lost once the highest SACK lies 4 or more above it). "prr": RFC 6937 Proportional Rate
-    # Reduction (PRR-SSRB) on RFC 6675's loss marking, what Linux 3.2 and later send in recovery.
-    recovery: Literal["sack", "newreno", "linux-2.6", "prr"] = "sack"
+    # (a hole is lost once the highest SACK lies 4 or more above it). "prr": Proportional Rate Reduction
+    # on RFC 6675's loss marking, as Linux 4.3 and later (slow-start bound only after a retransmission is
+    # acknowledged, else one out per one delivered); "prr-rfc6937": RFC 6937 PRR-SSRB (Linux 3.2-4.2).
+    recovery: Literal["sack", "newreno", "linux-2.6", "prr", "prr-rfc6937"] = "sack"
     delayed_ack: bool = False
     # With delayed ACKs, acknowledge the first N in-order segments at once, as Linux's receiver does at a
     # connection's start (quick-ACK mode, at most 16). 0: none, ns-2's DelAck.
@@ -684,7 +685,7 @@ class TrafficSpec(_Table):
     dst_access_delay: AccessDelayField | None = None
     route: list[str] | None = None                       # links: nodes from the sender to the receiver
     ack_route: list[str] | None = None
-    recovery: Literal["sack", "newreno", "linux-2.6", "prr"] = "sack"
+    recovery: Literal["sack", "newreno", "linux-2.6", "prr", "prr-rfc6937"] = "sack"
     delayed_ack: bool = False
     initial_cwnd: Annotated[int, Field(ge=1)] = 2
     rto_min: Duration = 200 * MS

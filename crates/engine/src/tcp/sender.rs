@@ -279,7 +279,8 @@ impl Sender {
             timer.on_ack(now.since(echo));
         }
 
-        let (acked, _) = if cum_ack > self.sb.snd_una() { self.sb.advance(cum_ack) } else { (0, false) };
+        let (acked, retransmitted_acked) =
+            if cum_ack > self.sb.snd_una() { self.sb.advance(cum_ack) } else { (0, false) };
         let mut newly_sacked = 0;
         // F-RTO: segments sent before the timeout among those newly SACKed, merged first to count them.
         let mut originals_sacked = 0;
@@ -318,7 +319,7 @@ impl Sender {
         if !frto_reads {
             // RFC 6937 DeliveredData: segments SACKed before and now acknowledged cumulatively count once.
             let delivered = (acked + self.sb.sacked_out).saturating_sub(prior_sacked);
-            self.recovery.mark_losses(&mut self.sb, &AckEvent { acked, duplicate, delivered });
+            self.recovery.mark_losses(&mut self.sb, &AckEvent { acked, duplicate, delivered, retransmitted_acked });
         }
 
         if acked > 0 || newly_sacked > 0 {

@@ -12,7 +12,8 @@
 //! | `sack` (default) | `rfc6675::Rfc6675` | RFC 6675 SACK loss recovery |
 //! | `newreno` | `rfc6582::Rfc6582` | RFC 6582 NewReno without SACK, duplicate ACKs counted as Linux does |
 //! | `linux-2.6` | `ns2_linux::Ns2Linux` | ns-2.35 TCP-Linux's stand-in for Linux 2.6 rate-halving |
-//! | `prr` | `prr::Prr` | RFC 6937 Proportional Rate Reduction (PRR-SSRB), Linux 3.2 and later |
+//! | `prr` | `prr::Prr` | Proportional Rate Reduction as Linux 4.3 and later (RFC 9937's bounds) |
+//! | `prr-rfc6937` | `prr::Prr` | RFC 6937 PRR-SSRB, as Linux 3.2-4.2 |
 
 pub mod ns2_linux;
 pub mod prr;
@@ -35,9 +36,13 @@ pub enum Recovery {
     /// sending paced to about one packet per two ACKs, cwnd = ssthresh (capped) at exit.
     #[serde(rename = "linux-2.6")]
     Linux26,
-    /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) on RFC 6675's loss marking, as Linux 3.2 and later
-    /// send in recovery: about one segment per two delivered while pipe is above ssthresh.
+    /// Proportional Rate Reduction on RFC 6675's loss marking, as Linux 4.3 and later send in recovery:
+    /// about one segment per two delivered while pipe is above ssthresh, then packet conservation, or
+    /// slow start on an ACK that acknowledges retransmitted data.
     Prr,
+    /// RFC 6937 PRR-SSRB (Linux 3.2-4.2): slow start below ssthresh on every ACK.
+    #[serde(rename = "prr-rfc6937")]
+    PrrRfc6937,
 }
 
 impl Recovery {
@@ -46,7 +51,8 @@ impl Recovery {
             Recovery::Sack => Box::new(rfc6675::Rfc6675),
             Recovery::Newreno => Box::new(rfc6582::Rfc6582::default()),
             Recovery::Linux26 => Box::new(ns2_linux::Ns2Linux::default()),
-            Recovery::Prr => Box::new(prr::Prr::default()),
+            Recovery::Prr => Box::new(prr::Prr::new(prr::Bound::Linux)),
+            Recovery::PrrRfc6937 => Box::new(prr::Prr::new(prr::Bound::SlowStart)),
         }
     }
 
@@ -66,6 +72,8 @@ pub struct AckEvent {
     pub duplicate: bool,
     /// RFC 6937 DeliveredData: the change in snd_una plus the change in SACKed segments, in segments.
     pub delivered: u32,
+    /// The cumulative ACK covered a segment that was retransmitted (Linux `FLAG_RETRANS_DATA_ACKED`).
+    pub retransmitted_acked: bool,
 }
 
 /// One loss-recovery rule. Hooks a rule does not need keep their default (nothing happens).

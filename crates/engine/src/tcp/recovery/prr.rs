@@ -1,14 +1,16 @@
-//! Proportional Rate Reduction (`recovery = "prr"`; RFC 6937, Linux 3.2 and later, `tcp_cwnd_reduction`),
-//! on RFC 6675's loss marking. Where RFC 6675 sets cwnd to ssthresh at once and then sends nothing until
-//! pipe has fallen below it (a silence of half a window after a halving), PRR spreads the reduction over
-//! the recovery: on each ACK,
+//! Proportional Rate Reduction (RFC 6937; Linux 3.2 and later, `tcp_cwnd_reduction`), on RFC 6675's loss
+//! marking. Where RFC 6675 sets cwnd to ssthresh at once and then sends nothing until pipe has fallen
+//! below it (a silence of half a window after a halving), PRR spreads the reduction over the recovery: on
+//! each ACK,
 //!
 //! - while pipe > ssthresh (the proportional part, RFC 6937 section 3):
 //!   sndcnt = ceil(prr_delivered * ssthresh / RecoverFS) - prr_out, so that by the time RecoverFS
 //!   segments have been delivered, ssthresh have been sent;
-//! - once pipe <= ssthresh (slow-start reduction bound, PRR-SSRB, the RFC's recommended bound and the one
-//!   Linux 3.2 implements): sndcnt = min(ssthresh - pipe, max(prr_delivered - prr_out, DeliveredData) + 1),
-//!   which lets pipe grow back toward ssthresh no faster than slow start;
+//! - once pipe <= ssthresh, a reduction bound lets pipe grow back toward ssthresh:
+//!   - slow-start bound (PRR-SSRB): sndcnt = min(ssthresh - pipe, max(prr_delivered - prr_out,
+//!     DeliveredData) + 1), no faster than slow start;
+//!   - conservative bound, as Linux writes it: sndcnt = min(ssthresh - pipe, DeliveredData), one out per
+//!     one delivered (packet conservation);
 //! - on the ACK that starts recovery at least one segment (the fast retransmit), Linux's
 //!   `max(sndcnt, prr_out ? 0 : 1)`;
 //!
@@ -17,23 +19,48 @@
 //! prr_out counts every segment sent in recovery, new or retransmitted. An ACK that delivers nothing
 //! leaves the window as the previous ACK set it (Linux returns early).
 //!
+//! Two variants (`flows.N.recovery`):
+//! - `prr`: Linux 4.3 and later (commit 3759824, 2015, "PRR uses CRB mode by default and SS mode
+//!   conditionally"): the slow-start bound only on an ACK that cumulatively acknowledges retransmitted
+//!   data (`FLAG_RETRANS_DATA_ACKED`) and marks no retransmission lost (`FLAG_LOST_RETRANS`), the
+//!   conservative bound otherwise. RFC 9937 (2025), which obsoletes RFC 6937, takes the same turn (its
+//!   "safe ACK").
+//! - `prr-rfc6937`: the slow-start bound on every ACK, as RFC 6937 recommends and Linux 3.2-4.2 run it.
+//!
 //! Choices, and where they come from:
-//! - RecoverFS is the window at entry (Linux's `prior_cwnd`), not the RFC's FlightSize (snd.nxt -
-//!   snd.una); the two are equal for a window-limited flow.
+//! - RecoverFS is the window at entry (Linux's `prior_cwnd`), not the RFCs' FlightSize or pipe; the
+//!   three are equal for a window-limited flow.
 //! - At exit the algorithm's own `on_recovery_exit` sets cwnd (ssthresh for the loss-based algorithms:
 //!   RFC 6937's "cwnd = ssthresh", Linux's `tcp_end_cwnd_reduction`). During recovery the algorithm's
 //!   cwnd reads what its reduction set; the window PRR computes governs sending only.
-//! - Linux 4.x and later apply the SSRB bound only when the ACK acknowledged retransmitted data and found
-//!   no lost retransmission, and otherwise min(ssthresh - pipe, DeliveredData); that refinement is not
-//!   modelled (Linux 3.2-4.5 use SSRB on every ACK).
 
 use crate::cc::CongestionControl;
 use crate::tcp::recovery::rfc6675::mark_lost_by_sack;
 use crate::tcp::recovery::{AckEvent, LossRecovery};
 use crate::tcp::scoreboard::Scoreboard;
 
+/// The reduction bound once pipe is at or below ssthresh.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Bound {
+    /// Linux 4.3 and later: slow start on a "safe" ACK, packet conservation otherwise.
+    #[default]
+    Linux,
+    /// RFC 6937 PRR-SSRB on every ACK (Linux 3.2-4.2).
+    SlowStart,
+}
+
+/// What the latest ACK told the rule, kept until the first sending opportunity after it.
+#[derive(Copy, Clone, Debug)]
+struct Delivery {
+    /// DeliveredData, segments.
+    delivered: u32,
+    /// The ACK cumulatively acknowledged retransmitted data and marked no retransmission lost.
+    safe: bool,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Prr {
+    bound: Bound,
     /// In Recovery: from `on_enter` until `on_exit` or a timeout.
     active: bool,
     /// The algorithm's ssthresh, read at entry (packets).
@@ -44,25 +71,31 @@ pub struct Prr {
     prr_delivered: u64,
     /// Segments sent since recovery began.
     prr_out: u64,
-    /// DeliveredData of the latest ACK, until the first sending opportunity after it reads it.
-    pending: Option<u32>,
+    /// The latest ACK, until the first sending opportunity after it reads it.
+    pending: Option<Delivery>,
     /// The window for sending set by the latest ACK: pipe + sndcnt.
     window: u32,
 }
 
 impl Prr {
-    /// sndcnt for an ACK that delivered `delivered` segments, with `pipe` in flight (RFC 6937 section 3,
-    /// PRR-SSRB), before the fast-retransmit floor.
-    fn send_count(&self, delivered: u32, pipe: u32) -> u64 {
+    pub fn new(bound: Bound) -> Self {
+        Prr { bound, ..Prr::default() }
+    }
+
+    /// sndcnt for an ACK, with `pipe` in flight (RFC 6937 section 3), before the fast-retransmit floor.
+    fn send_count(&self, ack: Delivery, pipe: u32) -> u64 {
         let ssthresh = self.ssthresh as u64;
         let pipe = pipe as u64;
+        let delivered = ack.delivered as u64;
         if pipe > ssthresh {
             // ceil(prr_delivered * ssthresh / RecoverFS) - prr_out, never below 0.
             let fs = self.recover_fs.max(1) as u64;
             (self.prr_delivered * ssthresh).div_ceil(fs).saturating_sub(self.prr_out)
-        } else {
-            let bound = self.prr_delivered.saturating_sub(self.prr_out).max(delivered as u64) + 1;
+        } else if self.bound == Bound::SlowStart || ack.safe {
+            let bound = self.prr_delivered.saturating_sub(self.prr_out).max(delivered) + 1;
             (ssthresh - pipe).min(bound)
+        } else {
+            (ssthresh - pipe).min(delivered)
         }
     }
 }
@@ -74,8 +107,9 @@ impl LossRecovery for Prr {
 
     fn mark_losses(&mut self, sb: &mut Scoreboard, ack: &AckEvent) {
         mark_lost_by_sack(sb);
-        sb.mark_lost_retransmissions();
-        self.pending = Some(ack.delivered);
+        let lost_retransmissions = sb.mark_lost_retransmissions();
+        let safe = ack.retransmitted_acked && lost_retransmissions == 0;
+        self.pending = Some(Delivery { delivered: ack.delivered, safe });
     }
 
     /// Linux `tcp_init_cwnd_reduction`: the counts start at zero and RecoverFS is the window before the
@@ -107,11 +141,11 @@ impl LossRecovery for Prr {
             self.pending = None;
             return cwnd;
         }
-        if let Some(delivered) = self.pending.take() {
-            if delivered > 0 || self.prr_out == 0 {
-                self.prr_delivered += delivered as u64;
+        if let Some(ack) = self.pending.take() {
+            if ack.delivered > 0 || self.prr_out == 0 {
+                self.prr_delivered += ack.delivered as u64;
                 let floor = u64::from(self.prr_out == 0);
-                let sndcnt = self.send_count(delivered, pipe).max(floor);
+                let sndcnt = self.send_count(ack, pipe).max(floor);
                 self.window = pipe.saturating_add(sndcnt.min(u32::MAX as u64) as u32);
             }
         }
@@ -131,14 +165,19 @@ impl LossRecovery for Prr {
 mod tests {
     use super::*;
 
-    fn entered(ssthresh: u32, recover_fs: u32) -> Prr {
-        Prr { active: true, ssthresh, recover_fs, ..Prr::default() }
+    fn entered(bound: Bound, ssthresh: u32, recover_fs: u32) -> Prr {
+        Prr { bound, active: true, ssthresh, recover_fs, ..Prr::default() }
     }
 
     /// One ACK: DeliveredData `delivered`, pipe before sending `pipe`; sends what the window allows (pipe
     /// rises by one per segment) and returns how many went out.
     fn ack(rule: &mut Prr, delivered: u32, pipe: u32) -> u32 {
-        rule.pending = Some(delivered);
+        acked(rule, delivered, false, pipe)
+    }
+
+    /// `ack`, saying whether the ACK is "safe" (retransmitted data acknowledged, no retransmission lost).
+    fn acked(rule: &mut Prr, delivered: u32, safe: bool, pipe: u32) -> u32 {
+        rule.pending = Some(Delivery { delivered, safe });
         let mut pipe = pipe;
         let mut window = rule.window_for_sending(5, pipe);
         let mut sent = 0;
@@ -156,17 +195,17 @@ mod tests {
         // segment (a SACK), and pipe falls by one per ACK (19 after the loss is marked, ...).
         // ACK 1 (entry): prr_delivered 1, ceil(1 * 10 / 20) = 1 - 0 = 1: the fast retransmit.
         // ACK 2: ceil(2 * 10 / 20) = 1 - 1 = 0. ACK 3: ceil(30 / 20) = 2 - 1 = 1. ACK 4: 2 - 2 = 0.
-        let mut rule = entered(10, 20);
+        let mut rule = entered(Bound::Linux, 10, 20);
         let sent: Vec<u32> = (0..8).map(|i| ack(&mut rule, 1, 19 - i)).collect();
         assert_eq!(sent, vec![1, 0, 1, 0, 1, 0, 1, 0]);
         assert_eq!((rule.prr_delivered, rule.prr_out), (8, 4));
     }
 
     #[test]
-    fn below_ssthresh_the_bound_is_slow_start() {
+    fn below_ssthresh_rfc6937_bounds_by_slow_start() {
         // A burst of losses left pipe 4 under ssthresh 10, prr_delivered 6 and prr_out 3 so far. An ACK
         // delivering 2: prr_delivered 8, bound max(8 - 3, 2) + 1 = 6, ssthresh - pipe = 6: six go out.
-        let mut rule = entered(10, 20);
+        let mut rule = entered(Bound::SlowStart, 10, 20);
         rule.prr_delivered = 6;
         rule.prr_out = 3;
         assert_eq!(ack(&mut rule, 2, 4), 6);
@@ -175,11 +214,26 @@ mod tests {
     }
 
     #[test]
+    fn below_ssthresh_linux_conserves_packets_until_a_safe_ack() {
+        // The same state under Linux 4.3's rule: the ACK delivering 2 is not safe, so min(10 - 4, 2) = 2
+        // go out (prr_out 5). A safe ACK delivering 1 at pipe 6: prr_delivered 9, slow-start bound
+        // max(9 - 5, 1) + 1 = 5, ssthresh - pipe = 4: four.
+        let mut rule = entered(Bound::Linux, 10, 20);
+        rule.prr_delivered = 6;
+        rule.prr_out = 3;
+        assert_eq!(ack(&mut rule, 2, 4), 2);
+        assert_eq!(acked(&mut rule, 1, true, 6), 4);
+        // Above ssthresh the bound plays no part: pipe 12, prr_delivered 10, ceil(10 * 10 / 20) = 5 -
+        // prr_out 9 < 0: nothing, safe or not.
+        assert_eq!(acked(&mut rule, 1, true, 12), 0);
+    }
+
+    #[test]
     fn the_entry_ack_always_lets_the_retransmission_out() {
         // Entry on an ACK that delivered nothing, pipe 500 far above ssthresh 10: the floor lets the fast
         // retransmit out (window 501). A second such ACK leaves the window at 501, so with pipe back at 500
         // one more may go. An ACK delivering one: ceil(1 * 10 / 1000) = 1 - prr_out 2 < 0, so nothing.
-        let mut rule = entered(10, 1000);
+        let mut rule = entered(Bound::Linux, 10, 1000);
         assert_eq!(ack(&mut rule, 0, 500), 1);
         assert_eq!(rule.window, 501);
         assert_eq!(ack(&mut rule, 0, 500), 1);
@@ -189,7 +243,7 @@ mod tests {
     #[test]
     fn outside_recovery_the_window_is_cwnd() {
         let mut rule = Prr::default();
-        rule.pending = Some(3);
+        rule.pending = Some(Delivery { delivered: 3, safe: true });
         assert_eq!(rule.window_for_sending(7, 2), 7);
         assert_eq!(rule.window_after_sending(7, 3), 7);
         assert_eq!(rule.prr_out, 0);
