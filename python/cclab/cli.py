@@ -181,14 +181,16 @@ def queues_command(name: str | None, as_json: bool) -> None:
               help="Seeds simulated per algorithm at every point of the search (the same seeds every time).")
 @click.option("--max-evaluations", type=click.IntRange(min=1),
               help="Objective evaluations in all, the starting grid included [default: 150; 750 with "
-                   "--rate-model bearer, whose grid alone is 243].")
+                   "--rate-model bearer, whose grid alone is 243; 300 with bearer-step-down].")
 @click.option("--write/--dry-run", default=True, show_default=True,
               help="Write the fitted profiles into cclab/link_profiles/ (package data), or only print the fit.")
 @click.option("--evaluate", is_flag=True,
               help="Fit nothing: print the committed profiles' residuals with the ACK paths the scenarios give today.")
-@click.option("--rate-model", type=click.Choice(["drawn", "bearer"]), default="drawn", show_default=True,
-              help="The downlink's rate: drawn per run (profile umts-2007-down), or the bearer that follows the "
-                   "demand (umts-2007-down-bearer; with --direction down only).")
+@click.option("--rate-model", type=click.Choice(["drawn", "bearer", "bearer-step-down"]), default="drawn",
+              show_default=True,
+              help="The downlink's rate: drawn per run (profile umts-2007-down), the bearer that follows the "
+                   "demand (umts-2007-down-bearer), or that bearer with a step down on low demand, started from "
+                   "its fit (umts-2007-down-bearer-step-down); the last two with --direction down only.")
 def calibrate_command(model: str, direction: str, replications: int, max_evaluations: int | None, write: bool,
                       evaluate: bool, rate_model: str) -> None:
     """Fit MODEL's free parameters on its study's single-flow statistics and store the named profiles.
@@ -205,7 +207,7 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
                                        umts_targets, write_flow_parameters)
     from .link_models import PROFILES_DIR
 
-    if rate_model == "bearer" and direction != "down":
+    if rate_model != "drawn" and direction != "down":
         raise click.UsageError("--rate-model bearer fits the downlink only: give --direction down")
     if max_evaluations is None:
         max_evaluations = MAX_EVALUATIONS[rate_model]
