@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -179,14 +179,14 @@ def step_down_parameters() -> list[FreeParameter]:
     ]
 
 
-# The rate models `cclab calibrate --rate-model` fits: the rate drawn per run, the bearer that follows the
-# demand, and the bearer with its step down on low demand (downlink only, the last two).
-RATE_MODELS = ("drawn", "bearer", "bearer-step-down")
+# The rate models with the bearer that follows the demand (downlink only): alone, and with its step down on
+# low demand. The other rate model, "drawn", draws one rate per run.
+BEARER_MODELS = ("bearer", "bearer-step-down")
 
 
 def umts_parameters(direction: str, rate_model: str = "drawn") -> list[FreeParameter]:
-    """The free parameters of one direction's profile with this rate model (one of RATE_MODELS)."""
-    if rate_model in ("bearer", "bearer-step-down"):
+    """The free parameters of one direction's profile with this rate model ("drawn" or one of BEARER_MODELS)."""
+    if rate_model in BEARER_MODELS:
         if direction != "down":
             raise ValueError("the bearer rate model is fitted on the downlink only (--direction down)")
         return bearer_parameters() if rate_model == "bearer" else step_down_parameters()
@@ -438,8 +438,11 @@ STEP_DOWN_PROFILE_NAME = "umts-2007-down-bearer-step-down"
 
 
 def profile_name(direction: str, rate_model: str = "drawn") -> str:
-    return {"bearer": BEARER_PROFILE_NAME, "bearer-step-down": STEP_DOWN_PROFILE_NAME}.get(
-        rate_model, PROFILE_NAMES.get(direction))
+    if rate_model == "bearer":
+        return BEARER_PROFILE_NAME
+    if rate_model == "bearer-step-down":
+        return STEP_DOWN_PROFILE_NAME
+    return PROFILE_NAMES[direction]
 
 
 def umts_targets(direction: str) -> dict[str, dict[str, float]]:
@@ -451,7 +454,7 @@ def umts_targets(direction: str) -> dict[str, dict[str, float]]:
 
 def umts_profile(direction: str, values: dict[str, float], rate_model: str = "drawn") -> dict:
     """The profile (scenario keys) of one direction for these free-parameter values."""
-    if rate_model in ("bearer", "bearer-step-down"):
+    if rate_model in BEARER_MODELS:
         profile = copy.deepcopy(BEARER_FIXED)
     else:
         profile = copy.deepcopy(FIXED[direction])
@@ -530,8 +533,8 @@ def multi_start_search(parameters: Sequence[FreeParameter], simulate: Simulate, 
 # above the buffer (never climbs); the ladder, an index, is not moved by the search's small steps.
 # The bearer with its step down: a 3 x 3 grid over the step down's threshold and delay, every other
 # parameter starting at the committed bearer's fit (`calibrate_umts`), so the search asks what the step
-# down adds to that fit; a step down that never triggers (a long delay) gives back the bearer's runs, so the
-# variant can only match or improve its objective if the search finds the way.
+# down adds to that fit. A step down that never acts (a `down_delay` of 6 s or more, or a `down_queue` below
+# one packet, with the session-9 fit) gives the bearer's runs again: the variant nests the bearer.
 GRIDS = {"drawn": ("rate", "buffer"), "bearer": ("ladder", "up_queue", "up_delay", "idle", "buffer"),
          "bearer-step-down": ("down_queue", "down_delay")}
 KEEP = {"drawn": 2, "bearer": 3, "bearer-step-down": 2}
@@ -543,8 +546,6 @@ def calibrate_umts(direction: str, replications: int, max_evaluations: int = 200
                    report: Optional[Callable[[dict[str, float], float], None]] = None,
                    rate_model: str = "drawn") -> FitResult:
     """Fit the profile of one direction on the study's single-flow statistics (seeds 1..replications)."""
-    import dataclasses
-
     parameters = umts_parameters(direction, rate_model)
     also_from = []
     if rate_model == "bearer":
@@ -555,7 +556,7 @@ def calibrate_umts(direction: str, replications: int, max_evaluations: int = 200
         also_from = [committed_values(direction, "bearer")]
     elif rate_model == "bearer-step-down":
         fitted = committed_values(direction, "bearer")
-        parameters = [dataclasses.replace(p, start=fitted[p.name]) if p.name in fitted else p for p in parameters]
+        parameters = [replace(p, start=fitted[p.name]) if p.name in fitted else p for p in parameters]
     return multi_start_search(parameters,
                               umts_simulator(direction, range(1, replications + 1), rate_model=rate_model),
                               umts_targets(direction), grid=GRIDS[rate_model], keep=KEEP[rate_model],
