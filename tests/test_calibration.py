@@ -173,3 +173,16 @@ def test_the_drawn_profile_is_written_as_before():
                                 if line.split(" = ")[0] in ("rate", "delay", "queue", "arq", "outages")]
     assert scenario_lines(text) == scenario_lines(committed)
     assert scenario_lines(text)[0] == 'rate = { drawn = { lognormal = { mean = "193.2kbps", sigma = 0.45 } } }'
+
+
+def test_the_step_down_variant_has_no_committed_profile_to_evaluate():
+    # Session 9 fitted the step down and kept it out (docs/reproductions/seed002.md): --evaluate says there is
+    # nothing committed and how to fit it, instead of a traceback; the uplink has no bearer to fit.
+    from conftest import run_cli
+
+    process = run_cli("calibrate", "umts-2007", "--direction", "down", "--rate-model", "bearer-step-down", "--evaluate")
+    assert process.returncode == 2
+    assert "no committed profile umts-2007-down-bearer-step-down to evaluate" in process.stderr
+    process = run_cli("calibrate", "umts-2007", "--direction", "up", "--rate-model", "bearer-step-down", "--dry-run")
+    assert process.returncode == 2
+    assert "--rate-model bearer-step-down fits the downlink only" in process.stderr

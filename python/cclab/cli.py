@@ -208,7 +208,7 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
     from .link_models import PROFILES_DIR
 
     if rate_model != "drawn" and direction != "down":
-        raise click.UsageError("--rate-model bearer fits the downlink only: give --direction down")
+        raise click.UsageError(f"--rate-model {rate_model} fits the downlink only: give --direction down")
     if max_evaluations is None:
         max_evaluations = MAX_EVALUATIONS[rate_model]
     console = _stdout()
@@ -225,6 +225,10 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
 
         acks = ", ".join(f"{key} = {value}" for key, value in ack_path(side).items())
         if evaluate:
+            if not (PROFILES_DIR / f"{name}.toml").is_file():
+                # The step-down variant was fitted and kept out (docs/reproductions/seed002.md, session 9).
+                raise click.UsageError(f"no committed profile {name} to evaluate; fit it first (cclab calibrate "
+                                       f"umts-2007 --direction {side} --rate-model {rate_model} [--dry-run])")
             fit = evaluate_umts(side, replications, rate_model)
             console.print(f"{name} as committed (nothing fitted), ACKs over {{ {acks} }}: objective "
                           f"{fit.objective:.4f} ({replications} seeds per algorithm), "
