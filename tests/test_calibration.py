@@ -84,6 +84,35 @@ def test_the_bearer_parameters_land_where_the_engine_reads_them():
         umts_parameters("up", "bearer")
 
 
+def test_the_step_down_parameters_land_where_the_engine_reads_them():
+    # `--rate-model bearer-step-down`: the bearer's six and the step down's two. 2.5 KB = 2,500 bytes and
+    # 1.5 s = 1.5e9 ns reach the engine's bearer as down_queue_bytes and down_delay_ns. The engine requires
+    # down_queue <= up_queue, and the search moves the two apart: a 20 KB step-down threshold against a
+    # 12.3 KB upgrade threshold is written as 12,300 bytes (the upgrade's), not refused.
+    from cclab.analysis.calibration import profile_name, umts_parameters, umts_profile
+
+    values = {"ladder": 0, "up_queue": 12.3, "up_delay": 1.25, "idle": 0.4, "buffer": 25, "outage_rate": 8.0,
+              "down_queue": 2.5, "down_delay": 1.5}
+    names = [p.name for p in umts_parameters("down", "bearer-step-down")]
+    assert names == [p.name for p in umts_parameters("down", "bearer")] + ["down_queue", "down_delay"]
+    assert profile_name("down", "bearer-step-down") == "umts-2007-down-bearer-step-down"
+    assert umts_profile("down", values, "bearer-step-down")["rate"]["bearer"] == {
+        "rates": ["64kbps", "384kbps"], "up_queue": "12300B", "up_delay": "1250ms", "idle": "400ms",
+        "down_queue": "2500B", "down_delay": "1500ms"}
+    bearer = umts_config("down", values, "NewReno", rate_model="bearer-step-down")["bottleneck"]["models"][
+        "rate_model"]["bearer"]
+    assert bearer["down_queue_bytes"] == 2500 and bearer["down_delay_ns"] == 1_500_000_000
+    above = umts_config("down", {**values, "down_queue": 20.0}, "NewReno", rate_model="bearer-step-down")
+    assert above["bottleneck"]["models"]["rate_model"]["bearer"]["down_queue_bytes"] == 12300
+    # The plain bearer's config has no step down at all (its run keys stay what they were).
+    assert "down_queue_bytes" not in umts_config("down", values, "NewReno", rate_model="bearer")["bottleneck"][
+        "models"]["rate_model"]["bearer"]
+    bounds = {p.name: (p.value(0.0), p.value(1.0)) for p in umts_parameters("down", "bearer-step-down")}
+    assert bounds["down_queue"] == (0.1, 16.0) and bounds["down_delay"] == (0.2, 10.0)
+    with pytest.raises(ValueError, match="downlink only"):
+        umts_parameters("up", "bearer-step-down")
+
+
 def test_the_bearer_profile_file_reads_back_as_written():
     # profile_toml writes the bearer's rate as inline TOML; read back, it is the same table, and a
     # scenario given the file's keys builds (the parse of "64kbps", "12300B", "1250ms" by link_models).
@@ -144,3 +173,16 @@ def test_the_drawn_profile_is_written_as_before():
                                 if line.split(" = ")[0] in ("rate", "delay", "queue", "arq", "outages")]
     assert scenario_lines(text) == scenario_lines(committed)
     assert scenario_lines(text)[0] == 'rate = { drawn = { lognormal = { mean = "193.2kbps", sigma = 0.45 } } }'
+
+
+def test_the_step_down_variant_has_no_committed_profile_to_evaluate():
+    # Session 9 fitted the step down and kept it out (docs/reproductions/seed002.md): --evaluate says there is
+    # nothing committed and how to fit it, instead of a traceback; the uplink has no bearer to fit.
+    from conftest import run_cli
+
+    process = run_cli("calibrate", "umts-2007", "--direction", "down", "--rate-model", "bearer-step-down", "--evaluate")
+    assert process.returncode == 2
+    assert "no committed profile umts-2007-down-bearer-step-down to evaluate" in process.stderr
+    process = run_cli("calibrate", "umts-2007", "--direction", "up", "--rate-model", "bearer-step-down", "--dry-run")
+    assert process.returncode == 2
+    assert "--rate-model bearer-step-down fits the downlink only" in process.stderr

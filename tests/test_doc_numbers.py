@@ -262,6 +262,17 @@ def test_write_docs_for_seed001_needs_every_run_stored(tmp_path):
     assert "runs of seed001 are not in the store" in process.stderr
 
 
+def test_write_docs_refuses_a_study_whose_page_is_not_rendered(tmp_path):
+    # Seed 002's page is written by hand from dated runs (no generated blocks). --write-docs must say so before
+    # it measures anything or writes a values file that no page reads; --check-docs the same.
+    for flag in ("--write-docs", "--check-docs"):
+        process = run_cli("reproduce", "seed002", flag, "--store", str(tmp_path / "empty"), cwd=REPO)
+        assert process.returncode == 2, process.stderr
+        assert "seed002's page carries no generated numbers" in process.stderr
+        assert "seed000, seed001, seed003" in process.stderr
+    assert not values_path(REPO, "seed002").exists()
+
+
 # --- seed 003: blocks rendered from the stored full study, pending until it is run ------------------------
 
 SEED003_BLOCKS = ["seed003/source", "seed003/findings-count", "seed003/response", "seed003/response-realised",

@@ -181,14 +181,16 @@ def queues_command(name: str | None, as_json: bool) -> None:
               help="Seeds simulated per algorithm at every point of the search (the same seeds every time).")
 @click.option("--max-evaluations", type=click.IntRange(min=1),
               help="Objective evaluations in all, the starting grid included [default: 150; 750 with "
-                   "--rate-model bearer, whose grid alone is 243].")
+                   "--rate-model bearer, whose grid alone is 243; 300 with bearer-step-down].")
 @click.option("--write/--dry-run", default=True, show_default=True,
               help="Write the fitted profiles into cclab/link_profiles/ (package data), or only print the fit.")
 @click.option("--evaluate", is_flag=True,
               help="Fit nothing: print the committed profiles' residuals with the ACK paths the scenarios give today.")
-@click.option("--rate-model", type=click.Choice(["drawn", "bearer"]), default="drawn", show_default=True,
-              help="The downlink's rate: drawn per run (profile umts-2007-down), or the bearer that follows the "
-                   "demand (umts-2007-down-bearer; with --direction down only).")
+@click.option("--rate-model", type=click.Choice(["drawn", "bearer", "bearer-step-down"]), default="drawn",
+              show_default=True,
+              help="The downlink's rate: drawn per run (profile umts-2007-down), the bearer that follows the "
+                   "demand (umts-2007-down-bearer), or that bearer with a step down on low demand, started from "
+                   "its fit (umts-2007-down-bearer-step-down); the last two with --direction down only.")
 def calibrate_command(model: str, direction: str, replications: int, max_evaluations: int | None, write: bool,
                       evaluate: bool, rate_model: str) -> None:
     """Fit MODEL's free parameters on its study's single-flow statistics and store the named profiles.
@@ -205,8 +207,8 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
                                        umts_targets, write_flow_parameters)
     from .link_models import PROFILES_DIR
 
-    if rate_model == "bearer" and direction != "down":
-        raise click.UsageError("--rate-model bearer fits the downlink only: give --direction down")
+    if rate_model != "drawn" and direction != "down":
+        raise click.UsageError(f"--rate-model {rate_model} fits the downlink only: give --direction down")
     if max_evaluations is None:
         max_evaluations = MAX_EVALUATIONS[rate_model]
     console = _stdout()
@@ -223,6 +225,10 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
 
         acks = ", ".join(f"{key} = {value}" for key, value in ack_path(side).items())
         if evaluate:
+            if not (PROFILES_DIR / f"{name}.toml").is_file():
+                # The step-down variant was fitted and kept out (docs/reproductions/seed002.md, session 9).
+                raise click.UsageError(f"no committed profile {name} to evaluate; fit it first (cclab calibrate "
+                                       f"umts-2007 --direction {side} --rate-model {rate_model} [--dry-run])")
             fit = evaluate_umts(side, replications, rate_model)
             console.print(f"{name} as committed (nothing fitted), ACKs over {{ {acks} }}: objective "
                           f"{fit.objective:.4f} ({replications} seeds per algorithm), "
@@ -328,6 +334,14 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
     if check_docs or write_docs:
         from . import doc_numbers
         root = doc_numbers.checkout_root(Path.cwd())
+        if study not in doc_numbers.PAGES:
+            # Said before anything runs or is written: otherwise --write-docs would measure the whole stored
+            # study and write <study>-values.csv, then find no page to render it into.
+            raise CclabError(f"{study}'s page carries no generated numbers (no <!-- numbers: --> blocks; its "
+                             f"tables are written by hand from dated runs), so there is nothing to "
+                             f"{'check' if check_docs else 'write'}; studies whose pages are rendered from "
+                             f"the store: {', '.join(doc_numbers.PAGES)}. `cclab reproduce {study}` writes "
+                             f"its report, values.csv and figures under results/{study}/")
         if check_docs:
             _check_docs(root, study)
             return
