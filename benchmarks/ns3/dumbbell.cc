@@ -6,9 +6,16 @@
 //     g++ -O2 -o target/ns3-dumbbell benchmarks/ns3/dumbbell.cc $(pkg-config --cflags --libs ns3-core \
 //         ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control)
 //     target/ns3-dumbbell --cc=TcpNewReno --rateMbps=200 --delayMs=50 --buffer=167 --flows=1 --duration=200 \
-//         [--progress=1]
+//         [--progress=1] [--trace=FILE] [--ns3::TcpL4Protocol::RecoveryType=ns3::TcpClassicRecovery ...]
 // Prints one line per flow, key=value, like dumbbell.tcl:
 //     flow=0 cc=TcpNewReno goodput_bps=... packets_sent_total=...
+// `--trace=FILE` writes the senders' trace sources (TcpSocketBase) to FILE, one event a line,
+// "<time ns> <flow> <what> <value>", for benchmarks/prr_crosscheck.py:
+//     tx <seq> <payload bytes>   a data segment handed to IP (retransmissions included; "Tx")
+//     ack <ack number>           an ACK received ("Rx")
+//     cwnd|ssthresh|inflight <bytes>, state <TcpCongState_t>, rto <ns>   on every change
+// Attributes not set below can be given on the command line (`--ns3::TcpSocketBase::MinRto=+200ms`);
+// those set below (initial window, segment size, ...) cannot, since Config::SetDefault follows Parse.
 //
 // Its best honest configuration, as for ns-2 (docs/benchmarks.md):
 // - no queue discipline (traffic control uninstalled): the bottleneck queue is the point-to-point
@@ -28,11 +35,74 @@
 #include "ns3/traffic-control-module.h"
 
 #include <cstdio>
+#include <fstream>
 #include <vector>
 
 using namespace ns3;
 
 static std::vector<uint64_t> g_sent;
+static std::ofstream g_trace;
+
+// One trace line: simulated time in ns, the flow, what changed and its new value.
+static void
+TraceLine(uint32_t flow, const char* what, uint64_t value)
+{
+    g_trace << Simulator::Now().GetNanoSeconds() << ' ' << flow << ' ' << what << ' ' << value << '\n';
+}
+
+static void
+TraceTx(uint32_t flow, Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase>)
+{
+    if (packet->GetSize() > 0)
+    {
+        g_trace << Simulator::Now().GetNanoSeconds() << ' ' << flow << " tx "
+                << header.GetSequenceNumber().GetValue() << ' ' << packet->GetSize() << '\n';
+    }
+}
+
+static void
+TraceRx(uint32_t flow, Ptr<const Packet>, const TcpHeader& header, Ptr<const TcpSocketBase>)
+{
+    if (header.GetFlags() & TcpHeader::ACK)
+    {
+        TraceLine(flow, "ack", header.GetAckNumber().GetValue());
+    }
+}
+
+static void
+TraceWindow(uint32_t flow, const char* what, uint32_t, uint32_t value)
+{
+    TraceLine(flow, what, value);
+}
+
+static void
+TraceRto(uint32_t flow, Time, Time rto)
+{
+    TraceLine(flow, "rto", rto.GetNanoSeconds());
+}
+
+static void
+TraceState(uint32_t flow, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t state)
+{
+    TraceLine(flow, "state", state);
+}
+
+// The application makes its socket when it starts (t = 0), so the trace sources are hooked just after.
+static void
+HookTraces(uint32_t flow, Ptr<BulkSendApplication> app)
+{
+    Ptr<Socket> socket = app->GetSocket();
+    socket->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TraceTx, flow));
+    socket->TraceConnectWithoutContext("Rx", MakeBoundCallback(&TraceRx, flow));
+    socket->TraceConnectWithoutContext("CongestionWindow",
+                                       MakeBoundCallback(&TraceWindow, flow, "cwnd"));
+    socket->TraceConnectWithoutContext("SlowStartThreshold",
+                                       MakeBoundCallback(&TraceWindow, flow, "ssthresh"));
+    socket->TraceConnectWithoutContext("BytesInFlight",
+                                       MakeBoundCallback(&TraceWindow, flow, "inflight"));
+    socket->TraceConnectWithoutContext("CongState", MakeBoundCallback(&TraceState, flow));
+    socket->TraceConnectWithoutContext("RTO", MakeBoundCallback(&TraceRto, flow));
+}
 
 static void
 CountSent(uint32_t flow, Ptr<const Packet>)
@@ -69,6 +139,7 @@ main(int argc, char* argv[])
     uint32_t payload = 1460;
     double duration = 200;
     double progress = 0;
+    std::string trace;
     CommandLine cmd;
     cmd.AddValue("cc", "ns-3 TCP congestion control type (TcpNewReno, TcpCubic, TcpBbr, ...)", cc);
     cmd.AddValue("rateMbps", "bottleneck rate, Mbit/s", rateMbps);
@@ -79,6 +150,7 @@ main(int argc, char* argv[])
     cmd.AddValue("payload", "TCP segment payload, bytes", payload);
     cmd.AddValue("duration", "simulated seconds", duration);
     cmd.AddValue("progress", "print the packets sent every this many simulated seconds (0: never)", progress);
+    cmd.AddValue("trace", "write the senders' segments, ACKs, cwnd, ssthresh, pipe, RTO and state here", trace);
     cmd.Parse(argc, argv);
 
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
@@ -141,7 +213,15 @@ main(int argc, char* argv[])
                               InetSocketAddress(sinkSide.GetAddress(1), port));
         source.SetAttribute("MaxBytes", UintegerValue(0));
         source.SetAttribute("SendSize", UintegerValue(payload * 64));
-        source.Install(sources.Get(i)).Start(Seconds(0));
+        ApplicationContainer sender = source.Install(sources.Get(i));
+        sender.Start(Seconds(0));
+        if (!trace.empty())
+        {
+            Simulator::Schedule(NanoSeconds(1),
+                                &HookTraces,
+                                i,
+                                DynamicCast<BulkSendApplication>(sender.Get(0)));
+        }
         PacketSinkHelper sink("ns3::TcpSocketFactory",
                               InetSocketAddress(Ipv4Address::GetAny(), port));
         ApplicationContainer app = sink.Install(sinks.Get(i));
@@ -149,6 +229,10 @@ main(int argc, char* argv[])
         receivers.push_back(DynamicCast<PacketSink>(app.Get(0)));
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    if (!trace.empty())
+    {
+        g_trace.open(trace);
+    }
 
     if (progress > 0)
     {
