@@ -394,11 +394,7 @@ impl Simulation {
     pub fn run_until(&mut self, t: SimTime) -> Result<(), RunError> {
         self.check_event_sequence()?;
         let t = t.min(self.end);
-        while let Some(time) = self.events.peek_time() {
-            if time > t {
-                break;
-            }
-            let (time, event) = self.events.pop().expect("peeked");
+        while let Some((time, event)) = self.events.pop_due(t) {
             debug_assert!(time >= self.now, "time went backwards");
             self.now = time;
             self.dispatch(event);
