@@ -538,6 +538,10 @@ impl Simulation {
         if let Some(link) = self.routes.next_after(from, &pkt) {
             pkt.hop += 1;
             let link = link as usize;
+            if self.links[link].hands_off_plainly() {
+                self.hand_off_plainly(link, pkt);
+                return;
+            }
             self.links[link].enqueue(self.now, pkt, &mut self.events);
             self.pass_on_handed_off(link);
             return;
@@ -567,6 +571,20 @@ impl Simulation {
                 self.inject(f, Direction::Forward);
                 self.arm_sender_timer(f);
             }
+        }
+    }
+
+    /// `pkt` reaches a plain hand-off link (`Link::hands_off_plainly`) now, and goes on to the next hop at
+    /// once if the link takes it: what `enqueue` and `pass_on_handed_off` do, in the same order (the
+    /// hand-off link schedules nothing), without the hand-off vector.
+    #[inline(always)]
+    fn hand_off_plainly(&mut self, link: usize, pkt: Packet) {
+        if let Some((arrival, mut pkt)) = self.links[link].hand_off_plainly(self.now, pkt) {
+            let next_link = self.routes.next_after(link, &pkt);
+            let next_link = next_link.expect("a hand-off link is never the last hop") as usize;
+            pkt.hop += 1;
+            self.links[next_link].enqueue(arrival, pkt, &mut self.events);
+            self.pass_on_handed_off(next_link);
         }
     }
 
