@@ -38,6 +38,7 @@ use crate::net::arq::Arq;
 use crate::net::bearer::Bearer;
 use crate::net::capacity::{constant_bits_between, Capacity};
 use crate::net::delay::{Delay, Propagation};
+use crate::net::line::Line;
 use crate::net::loss::{LossModel, LossProcess};
 use crate::net::outage::OutageProcess;
 use crate::net::packet::Packet;
@@ -178,7 +179,7 @@ pub struct Link {
     busy_until: SimTime,
     tx_done_pending: bool,
     /// Packets propagating, with their arrival time at the far end (non-decreasing).
-    line: VecDeque<(SimTime, Packet)>,
+    line: Line,
     /// Packet error rate and its generator (None when the link is lossless).
     errors: Option<(f64, SimRng)>,
     counters: LinkCounters,
@@ -202,7 +203,7 @@ impl Link {
             buffer,
             busy_until: SimTime::ZERO,
             tx_done_pending: false,
-            line: VecDeque::new(),
+            line: Line::default(),
             errors: None,
             counters: LinkCounters::default(),
             last_queue_change: SimTime::ZERO,
@@ -674,14 +675,14 @@ impl Link {
         if self.line.is_empty() {
             events.schedule(arrival, Event::LinkArrival(self.id));
         }
-        self.line.push_back((arrival, pkt));
+        self.line.push(arrival, pkt);
     }
 
     /// The head of the propagation line arrives; schedules the next head.
     pub fn on_arrival(&mut self, now: SimTime, events: &mut EventQueue) -> Packet {
-        let (t, pkt) = self.line.pop_front().expect("LinkArrival with an empty line");
+        let (t, pkt, next) = self.line.pop().expect("LinkArrival with an empty line");
         debug_assert!(t <= now);
-        if let Some(&(next, _)) = self.line.front() {
+        if let Some(next) = next {
             events.schedule(next, Event::LinkArrival(self.id));
         }
         pkt
