@@ -47,11 +47,12 @@ impl Line {
         Some((arrival, pkt, next))
     }
 
-    /// Double the ring (at least 8 entries), unwrapping the entries on the wire to its start; the new
-    /// slots hold copies of `filler` until written.
+    /// Double the ring (at least 4 entries, as std's `VecDeque` grows, so that a line takes the memory it
+    /// took as one), unwrapping the entries on the wire to its start; the new slots hold copies of
+    /// `filler` until written.
     #[inline(never)]
     fn grow(&mut self, arrival: SimTime, filler: Packet) {
-        let capacity = (self.slots.len() * 2).max(8);
+        let capacity = (self.slots.len() * 2).max(4);
         let mut slots = Vec::with_capacity(capacity);
         let mask = self.slots.len().wrapping_sub(1);
         slots.extend((0..self.len).map(|i| self.slots[(self.head + i) & mask]));
@@ -68,8 +69,8 @@ mod tests {
 
     #[test]
     fn packets_leave_in_the_order_they_entered_across_wraps_and_growth() {
-        // Push 5 (the ring's 8 slots), pop 3, push 10 more: the ring wraps (head 3, 12 on the wire) and
-        // grows to 16 when a 9th is on the wire. Then everything leaves in order 0..15, each with the next head's
+        // Push 5 (the ring grows from 4 to 8 slots at the 5th), pop 3, push 10 more: the ring wraps (head
+        // at slot 3 of 8) and grows to 16 when a 9th is on the wire, 12 in the end. Then everything leaves in order 0..15, each with the next head's
         // time (segment number + 100) but the last.
         let mut line = Line::default();
         let mut out = vec![];
