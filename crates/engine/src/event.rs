@@ -167,15 +167,25 @@ impl EventQueue {
         self.next_key().map(|k| SimTime((k >> 64) as u64))
     }
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+        self.pop_due(SimTime(u64::MAX))
+    }
+    /// The next event if it is due at or before `until` (`pop` after `peek_time`, in one look at the
+    /// root: the run loop's way). A fired root that scheduled nothing is removed first, so the heap then
+    /// differs in layout from `peek_time`'s, not in what it pops: keys are unique (module comment).
+    #[inline(always)]
+    pub fn pop_due(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
         if self.root_fired {
             self.root_fired = false;
             self.heap.remove_min();
         }
         let k = self.heap.min()?;
+        let time = SimTime((k >> 64) as u64);
+        if time > until {
+            return None;
+        }
         self.root_fired = true;
         self.popped += 1;
         let code = (k as u64) & ((1 << CODE_BITS) - 1);
-        let time = SimTime((k >> 64) as u64);
         self.last_popped = time;
         Some((time, decode(code)))
     }
@@ -301,6 +311,24 @@ mod tests {
         q.schedule(SimTime(1), Event::MeasureStart); // numbered 2^39: one too many
         assert!(q.sequence_exhausted());
         assert_eq!(q.events_scheduled(), 549_755_813_889);
+    }
+
+    #[test]
+    fn pop_due_leaves_later_events_waiting() {
+        // Events at 10, 20 and 30: due by 20 are the first two; the one at 30 waits, then pops by 30.
+        let mut q = EventQueue::new();
+        q.schedule(SimTime(30), Event::Sample);
+        q.schedule(SimTime(10), Event::LinkArrival(1));
+        q.schedule(SimTime(20), Event::LinkTxDone(2));
+        assert_eq!(q.pop_due(SimTime(20)), Some((SimTime(10), Event::LinkArrival(1))));
+        assert_eq!(q.pop_due(SimTime(20)), Some((SimTime(20), Event::LinkTxDone(2))));
+        assert_eq!(q.pop_due(SimTime(20)), None);
+        assert_eq!(q.len(), 1);
+        // A fired root that scheduled nothing was removed by the refused call; a new event at 25 pops first.
+        q.schedule(SimTime(25), Event::MeasureStart);
+        assert_eq!(q.pop_due(SimTime(30)), Some((SimTime(25), Event::MeasureStart)));
+        assert_eq!(q.pop_due(SimTime(30)), Some((SimTime(30), Event::Sample)));
+        assert!(q.is_empty());
     }
 
     #[test]

@@ -97,9 +97,42 @@ struct Routes {
     links: Vec<u32>,
     /// Per flow slot: its forward (data) and reverse (ACK) route.
     spans: Vec<[RouteSpan; 2]>,
+    /// Per link: where every packet leaving it goes, when all routes agree (`Routes::with_successors`).
+    after: Vec<Successor>,
+}
+
+/// What follows a link on every route through it. In a dumbbell each access link has one successor (the
+/// bottleneck, or the endpoint), so a packet leaving it needs no lookup in its slot's route; only the
+/// bottleneck, followed by a different link per flow, is `ByRoute`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Successor {
+    /// The next hop of every route through the link.
+    Link(u32),
+    /// The link ends every route through it: its packets reach their endpoint.
+    Endpoint,
+    /// Routes differ after it (or no route uses it): read the packet's own route.
+    ByRoute,
 }
 
 impl Routes {
+    /// No slot yet; each link's successor from every route the run can use (the scenario's flows and
+    /// the traffic sources', whose connections' slots take their source's route).
+    fn with_successors(links: usize, routes: &[[Vec<u32>; 2]]) -> Self {
+        let mut after: Vec<Option<Successor>> = vec![None; links];
+        for path in routes.iter().flat_map(|r| r.iter()) {
+            for (i, &l) in path.iter().enumerate() {
+                let next = path.get(i + 1).map_or(Successor::Endpoint, |&n| Successor::Link(n));
+                let seen = &mut after[l as usize];
+                *seen = match *seen {
+                    None => Some(next),
+                    Some(s) if s == next => Some(s),
+                    Some(_) => Some(Successor::ByRoute),
+                };
+            }
+        }
+        let after = after.into_iter().map(|s| s.unwrap_or(Successor::ByRoute)).collect();
+        Routes { after, ..Routes::default() }
+    }
     /// Add the next slot's route.
     fn push(&mut self, route: &[Vec<u32>; 2]) {
         let spans = route.each_ref().map(|path| {
@@ -114,12 +147,29 @@ impl Routes {
         let span = self.spans[f as usize][dir as usize];
         &self.links[span.start as usize..(span.start + span.len) as usize]
     }
+    /// The first link of slot `f`'s route in direction `dir`.
+    #[inline(always)]
+    fn first_hop(&self, f: u32, dir: Direction) -> u32 {
+        self.links[self.spans[f as usize][dir as usize].start as usize]
+    }
     /// The link after `hop` on slot `f`'s route in direction `dir`, if `hop` is not the last.
     #[inline(always)]
     fn next_hop(&self, f: u32, dir: Direction, hop: u8) -> Option<u32> {
         let span = self.spans[f as usize][dir as usize];
         let next = hop as u32 + 1;
         (next < span.len).then(|| self.links[(span.start + next) as usize])
+    }
+    /// The link after `from` for `pkt` (which has just left `from`), if `from` is not the last hop: read
+    /// from `from`'s successor when every route agrees on it, from the packet's route otherwise.
+    #[inline(always)]
+    fn next_after(&self, from: usize, pkt: &Packet) -> Option<u32> {
+        let next = match self.after[from] {
+            Successor::Link(l) => Some(l),
+            Successor::Endpoint => None,
+            Successor::ByRoute => self.next_hop(pkt.flow & SLOT_MASK, pkt.dir, pkt.hop),
+        };
+        debug_assert_eq!(next, self.next_hop(pkt.flow & SLOT_MASK, pkt.dir, pkt.hop));
+        next
     }
 }
 
@@ -230,8 +280,8 @@ impl Simulation {
         let mut events = EventQueue::new();
         let mut flows = Vec::with_capacity(cfg.flows.len());
         let mut groups: Vec<GroupStats> = Vec::new();
+        let mut flow_routes = Routes::with_successors(links.len(), &topology.routes);
         let mut routes = topology.routes.into_iter();
-        let mut flow_routes = Routes::default();
         for (i, f) in cfg.flows.iter().enumerate() {
             let mut cc = registry::build(&format!("flows.{i}.cc"), &f.cc, f.initial_cwnd)?;
             cc.attach(FlowContext {
@@ -394,11 +444,7 @@ impl Simulation {
     pub fn run_until(&mut self, t: SimTime) -> Result<(), RunError> {
         self.check_event_sequence()?;
         let t = t.min(self.end);
-        while let Some(time) = self.events.peek_time() {
-            if time > t {
-                break;
-            }
-            let (time, event) = self.events.pop().expect("peeked");
+        while let Some((time, event)) = self.events.pop_due(t) {
             debug_assert!(time >= self.now, "time went backwards");
             self.now = time;
             self.dispatch(event);
@@ -428,7 +474,7 @@ impl Simulation {
         match event {
             Event::LinkArrival(l) => {
                 let pkt = self.links[l as usize].on_arrival(now, &mut self.events);
-                self.forward(pkt);
+                self.forward(l as usize, pkt);
             }
             Event::LinkTxDone(l) => {
                 self.links[l as usize].on_tx_done(now, &mut self.events);
@@ -486,12 +532,16 @@ impl Simulation {
         }
     }
 
-    /// A packet left a link: hand it to the next link of its path or to its endpoint.
-    fn forward(&mut self, mut pkt: Packet) {
+    /// A packet left link `from`: hand it to the next link of its path or to its endpoint.
+    fn forward(&mut self, from: usize, mut pkt: Packet) {
         let f = pkt.flow & SLOT_MASK;
-        if let Some(link) = self.routes.next_hop(f, pkt.dir, pkt.hop) {
+        if let Some(link) = self.routes.next_after(from, &pkt) {
             pkt.hop += 1;
             let link = link as usize;
+            if self.links[link].hands_off_plainly() {
+                self.hand_off_plainly(link, pkt);
+                return;
+            }
             self.links[link].enqueue(self.now, pkt, &mut self.events);
             self.pass_on_handed_off(link);
             return;
@@ -524,6 +574,20 @@ impl Simulation {
         }
     }
 
+    /// `pkt` reaches a plain hand-off link (`Link::hands_off_plainly`) now, and goes on to the next hop at
+    /// once if the link takes it: what `enqueue` and `pass_on_handed_off` do, in the same order (the
+    /// hand-off link schedules nothing), without the hand-off vector.
+    #[inline(always)]
+    fn hand_off_plainly(&mut self, link: usize, pkt: Packet) {
+        if let Some((arrival, mut pkt)) = self.links[link].hand_off_plainly(self.now, pkt) {
+            let next_link = self.routes.next_after(link, &pkt);
+            let next_link = next_link.expect("a hand-off link is never the last hop") as usize;
+            pkt.hop += 1;
+            self.links[next_link].enqueue(arrival, pkt, &mut self.events);
+            self.pass_on_handed_off(next_link);
+        }
+    }
+
     /// Packets a hand-off link just transmitted go to their next (unbounded, exclusive) hop now, with
     /// their future arrival time there. A next hop that hands off in turn (unbounded links in a row, as
     /// hosts' access lines over links can be) passes them on at once as well: left in its vector, they
@@ -546,7 +610,7 @@ impl Simulation {
         // one. It goes on without the scratch vector's swap and drain, in the order the loop below
         // would give it.
         if let Some((arrival, mut pkt)) = self.links[link].take_single_handed_off() {
-            let next_link = self.routes.next_hop(pkt.flow & SLOT_MASK, pkt.dir, pkt.hop);
+            let next_link = self.routes.next_after(link, &pkt);
             let next_link = next_link.expect("a hand-off link is never the last hop") as usize;
             pkt.hop += 1;
             self.links[next_link].enqueue(arrival, pkt, &mut self.events);
@@ -583,7 +647,7 @@ impl Simulation {
         if self.out.is_empty() {
             return;
         }
-        let first = self.routes.path(f, dir)[0] as usize;
+        let first = self.routes.first_hop(f, dir) as usize;
         let link = &mut self.links[first];
         // Copied out and cleared after, rather than drained: a drain's set-up and drop cost more than the
         // one or two packets an endpoint usually emits.
@@ -1242,5 +1306,41 @@ fn link_field(cfg: &ScenarioConfig, id: usize, field: &str) -> String {
         (Some(_), _) => format!("network.links.{id}.{field}"),
         (None, 0) => format!("network.bottleneck.{field}"),
         (None, _) => format!("network.bottleneck.reverse_{field}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_has_a_successor_when_every_route_through_it_agrees() {
+        // Two flows over one bottleneck each way (links 0 forward, 1 reverse), each with its own access
+        // links: flow 0 2 -> 0 -> 3 and back 4 -> 1 -> 5, flow 1 6 -> 0 -> 7 and back 8 -> 1 -> 9. Link
+        // 10 is on no route.
+        let routes = [[vec![2, 0, 3], vec![4, 1, 5]], [vec![6, 0, 7], vec![8, 1, 9]]];
+        let r = Routes::with_successors(11, &routes);
+        use Successor::*;
+        // The senders' access links lead to the bottleneck; the bottleneck to each flow's own link.
+        assert_eq!(r.after[2], Link(0));
+        assert_eq!(r.after[6], Link(0));
+        assert_eq!(r.after[8], Link(1));
+        assert_eq!(r.after[0], ByRoute);
+        assert_eq!(r.after[1], ByRoute);
+        // Last hops reach the endpoints; an unused link reads the route (never asked).
+        for l in [3, 5, 7, 9] {
+            assert_eq!(r.after[l], Endpoint);
+        }
+        assert_eq!(r.after[10], ByRoute);
+    }
+
+    #[test]
+    fn a_link_last_on_one_route_and_not_on_another_reads_the_route() {
+        // Link 1 ends flow 0's route but leads to link 2 on flow 1's.
+        let routes = [[vec![0, 1], vec![3]], [vec![1, 2], vec![3]]];
+        let r = Routes::with_successors(4, &routes);
+        assert_eq!(r.after[1], Successor::ByRoute);
+        assert_eq!(r.after[0], Successor::Link(1));
+        assert_eq!(r.after[3], Successor::Endpoint);
     }
 }

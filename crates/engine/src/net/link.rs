@@ -38,6 +38,7 @@ use crate::net::arq::Arq;
 use crate::net::bearer::Bearer;
 use crate::net::capacity::{constant_bits_between, Capacity};
 use crate::net::delay::{Delay, Propagation};
+use crate::net::line::Line;
 use crate::net::loss::{LossModel, LossProcess};
 use crate::net::outage::OutageProcess;
 use crate::net::packet::Packet;
@@ -178,7 +179,7 @@ pub struct Link {
     busy_until: SimTime,
     tx_done_pending: bool,
     /// Packets propagating, with their arrival time at the far end (non-decreasing).
-    line: VecDeque<(SimTime, Packet)>,
+    line: Line,
     /// Packet error rate and its generator (None when the link is lossless).
     errors: Option<(f64, SimRng)>,
     counters: LinkCounters,
@@ -202,7 +203,7 @@ impl Link {
             buffer,
             busy_until: SimTime::ZERO,
             tx_done_pending: false,
-            line: VecDeque::new(),
+            line: Line::default(),
             errors: None,
             counters: LinkCounters::default(),
             last_queue_change: SimTime::ZERO,
@@ -314,6 +315,25 @@ impl Link {
     /// Whether this link hands its packets to the next hop at transmission (`handing_off`).
     pub fn hands_off(&self) -> bool {
         self.handed_off.is_some()
+    }
+
+    /// Whether this link hands off with a FIFO or unbounded buffer and no models (the dumbbell's
+    /// bottleneck): then `hand_off_plainly` takes its packets.
+    #[inline(always)]
+    pub fn hands_off_plainly(&self) -> bool {
+        self.handed_off.is_some() && self.models.is_none() && !matches!(self.buffer, Buffer::Scheduled(_))
+    }
+
+    /// `pkt` arrives at a plain hand-off link (`hands_off_plainly`) at `now`: the packet with its arrival
+    /// time at the next hop, or None when the buffer or a packet error dropped it. What `enqueue` then
+    /// `take_single_handed_off` give, with the same counters, without the hand-off vector's push and pop
+    /// (two copies of the packet per hand-off).
+    #[inline(always)]
+    pub fn hand_off_plainly(&mut self, now: SimTime, pkt: Packet) -> Option<(SimTime, Packet)> {
+        debug_assert!(self.hands_off_plainly());
+        let start = self.fifo_start(now, pkt.size)?;
+        let arrival = self.plain_arrival(start, pkt.size)?;
+        Some((arrival, pkt))
     }
 
     /// The packet handed off since the last call, with its arrival time at the next hop, when exactly one
@@ -454,31 +474,41 @@ impl Link {
     #[inline(always)]
     fn join_buffer<const MODELLED: bool>(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue) -> Option<Packet> {
         // A bearer's buffer is always scheduled (`with_capacity`): the start-time paths below never see one.
-        let start = match &mut self.buffer {
-            Buffer::Unbounded => self.busy_until.max(now),
-            Buffer::Fifo(f) => {
-                f.release(now);
-                if self.busy_until > now {
-                    let over_bytes = f.limit_bytes.is_some_and(|b| f.waiting_bytes + pkt.size as u64 > b);
-                    if f.waiting.len() + 1 >= f.limit_packets || over_bytes {
-                        self.counters.drops += 1;
-                        self.counters.overflow_drops += 1;
-                        return Some(pkt);
-                    }
-                    f.push(self.busy_until, pkt.size);
-                    self.counters.queue_area += (self.busy_until.0 - now.0) as u128;
-                    self.counters.max_queue_packets = self.counters.max_queue_packets.max(f.waiting.len());
-                }
-                self.busy_until.max(now)
-            }
-            Buffer::Scheduled(_) => return self.enqueue_scheduled(now, pkt, events),
-        };
+        if matches!(self.buffer, Buffer::Scheduled(_)) {
+            return self.enqueue_scheduled(now, pkt, events);
+        }
+        let Some(start) = self.fifo_start(now, pkt.size) else { return Some(pkt) };
         if MODELLED {
             self.transmit_modelled(start, pkt, events);
         } else {
             self.transmit_plain(start, pkt, events);
         }
         None
+    }
+
+    /// When a packet of `size` bytes arriving at `now` starts its transmission through a FIFO or
+    /// unbounded buffer; None when the FIFO is full and drops it (counted here).
+    #[inline(always)]
+    fn fifo_start(&mut self, now: SimTime, size: u32) -> Option<SimTime> {
+        match &mut self.buffer {
+            Buffer::Unbounded => {}
+            Buffer::Fifo(f) => {
+                f.release(now);
+                if self.busy_until > now {
+                    let over_bytes = f.limit_bytes.is_some_and(|b| f.waiting_bytes + size as u64 > b);
+                    if f.waiting.len() + 1 >= f.limit_packets || over_bytes {
+                        self.counters.drops += 1;
+                        self.counters.overflow_drops += 1;
+                        return None;
+                    }
+                    f.push(self.busy_until, size);
+                    self.counters.queue_area += (self.busy_until.0 - now.0) as u128;
+                    self.counters.max_queue_packets = self.counters.max_queue_packets.max(f.waiting.len());
+                }
+            }
+            Buffer::Scheduled(_) => unreachable!("a scheduled queue times its packets at dequeue"),
+        }
+        Some(self.busy_until.max(now))
     }
 
     /// Every arrival is offered to the discipline, also when the transmitter is idle and the queue empty,
@@ -564,17 +594,26 @@ impl Link {
     /// rate and delay, packet errors.
     #[inline(always)]
     fn transmit_plain(&mut self, start: SimTime, pkt: Packet, events: &mut EventQueue) {
-        let done = start + self.constant_tx_time(pkt.size);
+        if let Some(arrival) = self.plain_arrival(start, pkt.size) {
+            self.emit(arrival, pkt, events);
+        }
+    }
+
+    /// A packet of `size` bytes starts its transmission at `start`: its arrival at the far end, or None
+    /// when a packet error takes it (counted here).
+    #[inline(always)]
+    fn plain_arrival(&mut self, start: SimTime, size: u32) -> Option<SimTime> {
+        let done = start + self.constant_tx_time(size);
         self.busy_until = done;
         self.counters.packets_tx += 1;
-        self.counters.bytes_tx += pkt.size as u64;
+        self.counters.bytes_tx += size as u64;
         if let Some((p, rng)) = &mut self.errors {
             if rng.bernoulli(*p) {
                 self.counters.error_drops += 1;
-                return;
+                return None;
             }
         }
-        self.emit(done + self.delay, pkt, events);
+        Some(done + self.delay)
     }
 
     /// `transmit_plain` with the models: outages and capacity, then packet errors, loss, ARQ, and
@@ -636,14 +675,14 @@ impl Link {
         if self.line.is_empty() {
             events.schedule(arrival, Event::LinkArrival(self.id));
         }
-        self.line.push_back((arrival, pkt));
+        self.line.push(arrival, pkt);
     }
 
     /// The head of the propagation line arrives; schedules the next head.
     pub fn on_arrival(&mut self, now: SimTime, events: &mut EventQueue) -> Packet {
-        let (t, pkt) = self.line.pop_front().expect("LinkArrival with an empty line");
+        let (t, pkt, next) = self.line.pop().expect("LinkArrival with an empty line");
         debug_assert!(t <= now);
-        if let Some(&(next, _)) = self.line.front() {
+        if let Some(next) = next {
             events.schedule(next, Event::LinkArrival(self.id));
         }
         pkt
@@ -654,7 +693,7 @@ impl Link {
 mod tests {
     use super::*;
     use crate::net::bearer::{Bearer, BearerParams, StepDown};
-    use crate::net::packet::test_packets::data_packet;
+    use crate::net::packet::test_packets::{data_packet, seq_of};
     use crate::net::packet::Payload;
     use crate::traffic::dist::Distribution;
 
@@ -721,6 +760,31 @@ mod tests {
             }
             assert_eq!(drain(&mut l, &mut events), vec![(11 * MS, 0), (12 * MS, 1), (13 * MS, 2)]);
         }
+    }
+
+    #[test]
+    fn a_plain_hand_off_gives_what_enqueue_hands_off() {
+        // Limit 2 (one on the wire, one waiting), 1 ms per packet, 10 ms delay. At t = 0 three packets:
+        // the first arrives at 0 + 1 + 10 = 11 ms, the second waits and arrives at 12 ms, the third is
+        // dropped. At 1.5 ms the second is on the wire and nothing waits: the fourth waits 0.5 ms, starts at
+        // 2 ms and arrives at 13 ms. Queue area: 1 ms (the second) + 0.5 ms (the fourth), in packet-ns.
+        // Given plainly and through the hand-off vector: the same packets, times and counters.
+        let offered = [(0, 0), (0, 1), (0, 2), (3 * MS / 2, 3)];
+        let expected = [Some(11 * MS), Some(12 * MS), None, Some(13 * MS)];
+        let mut plain = link(Buffer::Fifo(FifoBuffer::new(2, None)), 10).handing_off();
+        let mut vector = link(Buffer::Fifo(FifoBuffer::new(2, None)), 10).handing_off();
+        assert!(plain.hands_off_plainly());
+        let mut events = EventQueue::new();
+        for ((at, seq), want) in offered.into_iter().zip(expected) {
+            let got = plain.hand_off_plainly(SimTime(at), data_packet(seq, 1500));
+            assert_eq!(got.map(|(t, p)| (t.0, seq_of(&p))), want.map(|t| (t, seq)));
+            vector.enqueue(SimTime(at), data_packet(seq, 1500), &mut events);
+            assert_eq!(vector.take_single_handed_off().map(|(t, p)| (t.0, seq_of(&p))), want.map(|t| (t, seq)));
+        }
+        assert!(events.is_empty(), "a hand-off link schedules nothing");
+        let (a, b) = (plain.counters(SimTime(20 * MS)), vector.counters(SimTime(20 * MS)));
+        assert_eq!((a.packets_tx, a.drops, a.queue_area), (3, 1, 3 * MS as u128 / 2));
+        assert_eq!((b.packets_tx, b.drops, b.queue_area), (3, 1, 3 * MS as u128 / 2));
     }
 
     #[test]

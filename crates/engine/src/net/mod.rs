@@ -4,6 +4,7 @@ pub mod arq;
 pub mod bearer;
 pub mod capacity;
 pub mod delay;
+pub mod line;
 pub mod link;
 pub mod loss;
 pub mod outage;

@@ -259,16 +259,19 @@ impl Scoreboard {
                     self.note_delivered(stamp, s.sent_at);
                 }
             }
-            if s.flags & SACKED != 0 {
-                self.sacked_out -= 1;
+            // Most segments were sent once and acknowledged in order: no flag set, one test.
+            if s.flags != 0 {
+                if s.flags & SACKED != 0 {
+                    self.sacked_out -= 1;
+                }
+                if s.flags & LOST != 0 {
+                    self.lost_out -= 1;
+                }
+                if s.flags & RETRANS != 0 {
+                    self.retrans_out -= 1;
+                }
+                any_retransmitted |= s.flags & EVER_RETRANS != 0;
             }
-            if s.flags & LOST != 0 {
-                self.lost_out -= 1;
-            }
-            if s.flags & RETRANS != 0 {
-                self.retrans_out -= 1;
-            }
-            any_retransmitted |= s.flags & EVER_RETRANS != 0;
             self.snd_una += 1;
             acked += 1;
         }

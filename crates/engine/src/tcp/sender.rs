@@ -260,7 +260,7 @@ impl Sender {
     }
 
     pub fn on_ack(&mut self, now: SimTime, ack: &Packet, out: &mut Vec<Packet>) {
-        let Payload::Ack { cum_ack, echo_retransmission, ece, .. } = ack.payload else {
+        let Payload::Ack { cum_ack, echo_retransmission, ece, n_sack, .. } = ack.payload else {
             return;
         };
         let cum_ack = cum_ack.get();
@@ -284,7 +284,8 @@ impl Sender {
         let mut newly_sacked = 0;
         // F-RTO: segments sent before the timeout among those newly SACKed, merged first to count them.
         let mut originals_sacked = 0;
-        if self.recovery.reads_sack() {
+        // Most ACKs carry no SACK block: then the rule is not asked (a call per ACK) whether it reads them.
+        if n_sack > 0 && self.recovery.reads_sack() {
             for block in ack.payload.sack_blocks() {
                 if let Some(probe) = &self.frto {
                     let originals = self.sb.add_sack(probe.originals_of(block));
