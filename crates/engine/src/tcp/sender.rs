@@ -609,6 +609,12 @@ impl Sender {
             return;
         }
         if self.frto.is_some() {
+            // F-RTO's probes go out whatever pacing says. A pacing wake-up from before the timeout that
+            // has come due is spent here: left set, it kept the timer due, and a paced sender with F-RTO
+            // woke at the same instant for ever (BBR with `frto`, 30 % random loss).
+            if self.pacing_wakeup.is_some_and(|wakeup| now >= wakeup) {
+                self.pacing_wakeup = None;
+            }
             self.send_frto_probes(now, out);
             return;
         }

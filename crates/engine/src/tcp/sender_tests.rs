@@ -663,6 +663,27 @@ fn frto_finds_a_timeout_spurious_when_the_originals_were_only_delayed() {
 }
 
 #[test]
+fn a_pacing_wake_up_due_during_frto_is_spent_not_left_due() {
+    // Pacing at 10 kbit/s: 12000 bit per packet = 1.2 s apart, so after segment 0 at t = 0 the wake-up
+    // for segment 1 (1.2 s) comes after the RTO (1 s, no RTT sample). The RTO starts F-RTO: the head is
+    // resent and the RTO doubles to 2 s (deadline 3 s). At 1.2 s the wake-up is due while F-RTO waits
+    // for an ACK: it sends nothing (F-RTO allows no new segment before an ACK), and the next deadline is
+    // the RTO's, 3 s, not 1.2 s again (which woke the sender at 1.2 s for ever).
+    let (s, _) = recording_sender(10, Some(10_000));
+    let mut s = s.with_frto(Some(FrtoConfig { variant: FrtoVariant::Sack, response: SpuriousResponse::Halve }));
+    assert_eq!(start(&mut s), vec![(0, false)]);
+    assert_eq!(s.timer_deadline(), Some(ms(1000)));
+    let mut out = vec![];
+    s.on_timer(ms(1000), &mut out);
+    assert_eq!(emitted(&out), vec![(0, true)]);
+    assert_eq!(s.timer_deadline(), Some(ms(1200)));
+    out.clear();
+    s.on_timer(ms(1200), &mut out);
+    assert!(out.is_empty());
+    assert_eq!(s.timer_deadline(), Some(ms(3000)));
+}
+
+#[test]
 fn frto_undo_response_keeps_the_window() {
     // As above with response `undo`: after ACK 2 declares the timeout spurious, cwnd is still 10 and
     // ssthresh untouched (NewReno's initial, "infinite"), so ACK 3 grows cwnd in slow start to 11:

@@ -229,6 +229,51 @@ impl WindowedMax {
     }
 }
 
+/// `bbr_update_bw`'s sample: packets delivered per interval, in packets per microsecond << 24. In u64
+/// when the product fits (below 2^40 / 1000, about 1.1e9 packets delivered), else in u128: the same
+/// quotient either way.
+fn delivery_rate(delivered: u64, interval: SimDuration) -> u64 {
+    match (delivered << BW_SCALE).checked_mul(NS_PER_US as u64) {
+        Some(scaled) if delivered >> (64 - BW_SCALE) == 0 => scaled / interval.as_nanos(),
+        _ => (delivered as u128 * BW_UNIT * NS_PER_US / interval.as_nanos() as u128) as u64,
+    }
+}
+
+/// The last result of a pure computation and its inputs.
+#[derive(Clone, Copy, Debug)]
+struct Memo<K, V> {
+    last: Option<(K, V)>,
+}
+
+impl<K, V> Default for Memo<K, V> {
+    fn default() -> Self {
+        Memo { last: None }
+    }
+}
+
+impl<K: PartialEq + Copy, V: Copy> Memo<K, V> {
+    #[inline]
+    fn get(&self, inputs: K) -> Option<V> {
+        self.last.filter(|(k, _)| *k == inputs).map(|(_, v)| v)
+    }
+    fn set(&mut self, inputs: K, value: V) -> V {
+        self.last = Some((inputs, value));
+        value
+    }
+}
+
+/// What the cwnd target depends on besides the configuration and packet size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct CwndTargetInputs {
+    bw: u64,
+    min_rtt: Option<SimDuration>,
+    gain: u32,
+    /// TSO burst size (`tso_segs_goal`).
+    pacing_rate_bps: u64,
+    /// PROBE_BW's 1.25 phase (`probe_cwnd_extra`).
+    probing: bool,
+}
+
 pub struct Bbr {
     cfg: BbrConfig,
     /// Wire bytes of a data packet (turns packets/µs into bit/s).
@@ -280,6 +325,11 @@ pub struct Bbr {
     pacing_gain: u32,
     cwnd_gain: u32,
     pacing_rate_bps: u64,
+    /// The last `rate_bps` of `set_pacing_rate` and the cwnd target of `set_cwnd`, with their inputs:
+    /// both are computed on every ACK from inputs that change a few times per round. (The configuration
+    /// and packet size, also inputs, are fixed once `attach` has run; it empties both.)
+    pacing_rate_memo: Memo<(u64, u32), u64>,
+    cwnd_target_memo: Memo<CwndTargetInputs, u32>,
     /// The pacing rate has been set from a smoothed RTT (Linux `has_seen_rtt`).
     has_seen_rtt: bool,
     long_term: LongTermBw,
@@ -319,6 +369,8 @@ impl Bbr {
             pacing_gain: cfg.high_gain,
             cwnd_gain: cfg.high_gain,
             pacing_rate_bps: 0,
+            pacing_rate_memo: Memo::default(),
+            cwnd_target_memo: Memo::default(),
             has_seen_rtt: false,
             long_term: LongTermBw::default(),
             delivered: 0,
@@ -370,7 +422,10 @@ impl Bbr {
 
     /// `bbr_set_pacing_rate`: never lower the rate before the pipe is full.
     fn set_pacing_rate(&mut self, bw: u64, gain: u32, srtt: Option<SimDuration>) {
-        let rate = self.rate_bps(bw, gain);
+        let rate = match self.pacing_rate_memo.get((bw, gain)) {
+            Some(rate) => rate,
+            None => self.pacing_rate_memo.set((bw, gain), self.rate_bps(bw, gain)),
+        };
         if !self.has_seen_rtt && srtt.is_some() {
             self.init_pacing_rate_from_rtt(srtt);
         }
@@ -413,6 +468,22 @@ impl Bbr {
         self.quantization_budget(self.bdp(bw, gain))
     }
 
+    /// `bbr_inflight(bw, cwnd_gain)` plus the 1.25 phase's extra (`bbr_set_cwnd`'s target), from the
+    /// memo when its inputs are those of the last call.
+    fn cwnd_target(&mut self, bw: u64) -> u32 {
+        let inputs = CwndTargetInputs {
+            bw,
+            min_rtt: self.min_rtt,
+            gain: self.cwnd_gain,
+            pacing_rate_bps: self.pacing_rate_bps,
+            probing: self.mode == Mode::ProbeBw && self.cycle_index == 0,
+        };
+        match self.cwnd_target_memo.get(inputs) {
+            Some(target) => target,
+            None => self.cwnd_target_memo.set(inputs, self.quantization_budget(self.bdp(bw, self.cwnd_gain))),
+        }
+    }
+
     /// `bbr_save_cwnd`: remember the cwnd to restore, keeping the larger one if already reduced.
     fn save_cwnd(&mut self, cwnd: u32) {
         if self.loss_state == LossState::Open && self.mode != Mode::ProbeRtt {
@@ -445,7 +516,7 @@ impl Bbr {
             self.packet_conservation = false;
         }
         self.long_term_bw_sampling(rs);
-        let bw = (rs.delivered as u128 * BW_UNIT * NS_PER_US / rs.interval.as_nanos() as u128) as u64;
+        let bw = delivery_rate(rs.delivered, rs.interval);
         if !rs.is_app_limited || bw >= self.max_bw() {
             self.max_bw.update(self.cfg.bw_window_rounds as u64, self.round_count, bw);
         }
@@ -475,7 +546,7 @@ impl Bbr {
             if self.packet_conservation {
                 cwnd = cwnd.max(in_flight + acked);
             } else {
-                let target = self.quantization_budget(self.bdp(bw, self.cwnd_gain));
+                let target = self.cwnd_target(bw);
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked).min(target);
                 } else if cwnd < target || self.delivered < TCP_INIT_CWND as u64 {
@@ -515,12 +586,14 @@ impl CongestionControl for Bbr {
     fn attach(&mut self, ctx: FlowContext) {
         self.packet_size = ctx.packet_size;
         self.rng = ctx.rng;
+        self.pacing_rate_memo = Memo::default();
+        self.cwnd_target_memo = Memo::default();
         self.init_pacing_rate_from_rtt(None);
     }
 
     /// Linux `bbr_main`, on every ACK that delivers data.
     fn on_ack_sample(&mut self, s: &AckSample) {
-        let Some(rs) = s.rate else { return };
+        let Some(rs) = &s.rate else { return };
         self.cwnd_before_ack = self.cwnd;
         self.last_in_flight = s.in_flight;
         self.last_acked_sacked = rs.acked_sacked;
@@ -531,16 +604,16 @@ impl CongestionControl for Bbr {
             self.restore_after_loss();
         }
         // bbr_update_model
-        self.update_bw(&rs);
-        self.update_cycle_phase(s.prior_in_flight, &rs);
-        self.check_full_bw_reached(&rs);
+        self.update_bw(rs);
+        self.update_cycle_phase(s.prior_in_flight, rs);
+        self.check_full_bw_reached(rs);
         self.check_drain(s.in_flight);
         self.update_min_rtt(s.now, s.rtt, s.in_flight);
         self.update_gains();
 
         let bw = self.bw();
         self.set_pacing_rate(bw, self.pacing_gain, s.srtt);
-        self.set_cwnd(&rs, s.in_flight, bw);
+        self.set_cwnd(rs, s.in_flight, bw);
     }
 
     /// Growth happens in `on_ack_sample` (Linux `cong_control` replaces `cong_avoid`).

@@ -222,6 +222,31 @@ fn cwnd_in_probe_bw_is_two_bdp_plus_budget_and_linux_5_adds_two_in_the_probe_pha
 }
 
 #[test]
+fn delivery_rate_is_the_same_quotient_in_u64_and_u128() {
+    // 10 packets in 100 ms: 10 * 2^24 * 1000 / 1e8 = 1677.72 -> 1677 (the script's convention).
+    assert_eq!(delivery_rate(10, dur_ms(100)), 1677);
+    // 2^41 packets in 1 s needs u128: 2^41 * 2^24 * 1000 / 1e9 = 2^65 / 1e6 = 36893488147419.1.
+    assert_eq!(delivery_rate(1 << 41, dur_ms(1000)), 36_893_488_147_419);
+}
+
+#[test]
+fn cwnd_target_is_recomputed_when_the_pacing_rate_moves_the_tso_budget() {
+    // bw 13421 (80 packets per 100 ms), RTprop 100 ms, cwnd gain 2: bdp = ceil(159.99) = 160. At 200
+    // Mbit/s the TSO goal is 16 segments: 160 + 48 = 208; at 2 Mbit/s it is 2: 160 + 6 = 166; back at 200
+    // Mbit/s, 208 again.
+    let mut b = Bbr::new(BbrConfig::variant("linux").unwrap(), 10, 1500, SimRng::new(1, 0));
+    b.min_rtt = Some(dur_ms(100));
+    b.cwnd_gain = 512;
+    for (rate, target) in [(200_000_000, 208), (200_000_000, 208), (2_000_000, 166), (200_000_000, 208)] {
+        b.pacing_rate_bps = rate;
+        assert_eq!(b.cwnd_target(13421), target);
+    }
+    // A new RTprop is a new target too: 50 ms halves the BDP, 80 + 48 = 128.
+    b.min_rtt = Some(dur_ms(50));
+    assert_eq!(b.cwnd_target(13421), 128);
+}
+
+#[test]
 fn tso_budget_follows_the_pacing_rate_as_linux() {
     // Pacing 200 Mbit/s = 25e6 B/s; >> 10 = 24414 B per ~1 ms; / 1500 = 16 segments -> budget 48.
     // Below 1.2 Mbit/s the floor is 1 segment, above it 2.
