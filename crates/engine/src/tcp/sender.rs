@@ -318,9 +318,7 @@ impl Sender {
         }
 
         if !frto_reads {
-            // RFC 6937 DeliveredData: segments SACKed before and now acknowledged cumulatively count once.
-            let delivered = (acked + self.sb.sacked_out).saturating_sub(prior_sacked);
-            self.recovery.mark_losses(&mut self.sb, &AckEvent { acked, duplicate, delivered, retransmitted_acked });
+            self.recovery.mark_losses(&mut self.sb, &AckEvent { acked, duplicate, prior_sacked, retransmitted_acked });
         }
 
         if acked > 0 || newly_sacked > 0 {

@@ -70,8 +70,10 @@ pub struct AckEvent {
     pub acked: u32,
     /// A duplicate ACK: nothing new acknowledged while data was outstanding (RFC 5681 section 2).
     pub duplicate: bool,
-    /// RFC 6937 DeliveredData: the change in snd_una plus the change in SACKed segments, in segments.
-    pub delivered: u32,
+    /// SACKed segments on the scoreboard before this ACK was read: with `acked` and the scoreboard's count
+    /// now, the ACK's RFC 6937 DeliveredData, for the rules that need it (PRR), computed there and not on
+    /// every ACK of every rule.
+    pub prior_sacked: u32,
     /// The cumulative ACK covered a segment that was retransmitted (Linux `FLAG_RETRANS_DATA_ACKED`).
     pub retransmitted_acked: bool,
 }

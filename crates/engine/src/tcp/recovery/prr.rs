@@ -106,14 +106,21 @@ impl LossRecovery for Prr {
     }
 
     fn mark_losses(&mut self, sb: &mut Scoreboard, ack: &AckEvent) {
+        // RFC 6937 DeliveredData: segments SACKed before and now acknowledged cumulatively count once.
+        let delivered = (ack.acked + sb.sacked_out).saturating_sub(ack.prior_sacked);
         mark_lost_by_sack(sb);
         let lost_retransmissions = sb.mark_lost_retransmissions();
         let safe = ack.retransmitted_acked && lost_retransmissions == 0;
-        self.pending = Some(Delivery { delivered: ack.delivered, safe });
+        self.pending = Some(Delivery { delivered, safe });
     }
 
     /// Linux `tcp_init_cwnd_reduction`: the counts start at zero and RecoverFS is the window before the
     /// algorithm's reduction. The ACK that started recovery is counted at the first sending opportunity.
+    ///
+    /// That ACK may not have been read here: F-RTO reads an ACK instead of the loss marking, and the same
+    /// ACK can end the Loss state with segments still marked lost and so start a recovery. It then counts
+    /// as delivering nothing, and the entry floor still lets the fast retransmit out at once (without
+    /// this, the window stayed 0 until the next ACK).
     fn on_enter(&mut self, cc: &mut dyn CongestionControl, old_cwnd: u32) {
         self.active = true;
         self.ssthresh = cc.ssthresh();
@@ -121,6 +128,7 @@ impl LossRecovery for Prr {
         self.prr_delivered = 0;
         self.prr_out = 0;
         self.window = 0;
+        self.pending.get_or_insert(Delivery { delivered: 0, safe: false });
     }
 
     /// The fast retransmit goes through the window (sndcnt is at least 1 on the entry ACK).
@@ -164,6 +172,8 @@ impl LossRecovery for Prr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::common::Counting;
+    use crate::cc::newreno::{NewReno, NewRenoConfig};
 
     fn entered(bound: Bound, ssthresh: u32, recover_fs: u32) -> Prr {
         Prr { bound, active: true, ssthresh, recover_fs, ..Prr::default() }
@@ -238,6 +248,29 @@ mod tests {
         assert_eq!(rule.window, 501);
         assert_eq!(ack(&mut rule, 0, 500), 1);
         assert_eq!(ack(&mut rule, 1, 501), 0);
+    }
+
+    #[test]
+    fn an_entry_ack_the_rule_did_not_read_still_lets_the_retransmission_out() {
+        // F-RTO read the entry ACK, so `mark_losses` never ran: no pending delivery. The entry counts as
+        // delivering nothing, and the floor of 1 opens the window to pipe + 1 = 41 at once.
+        let mut rule = Prr::new(Bound::Linux);
+        let mut cc = NewReno::new(NewRenoConfig { counting: Counting::Packets }, 10);
+        rule.on_enter(&mut cc, 80);
+        assert_eq!(rule.window_for_sending(40, 40), 41);
+        assert_eq!((rule.prr_delivered, rule.prr_out), (0, 0));
+    }
+
+    #[test]
+    fn delivered_data_counts_segments_sacked_before_once() {
+        // 3 segments were SACKed before the ACK; it acknowledges 5 cumulatively, those 3 among them, and
+        // SACKs nothing new, so none is SACKed after. DeliveredData = 5 + 0 - 3 = 2 (RFC 6937 section 3):
+        // the 3 counted when they were SACKed are not counted again.
+        let mut rule = Prr::new(Bound::Linux);
+        let mut sb = Scoreboard::new();
+        let ack = AckEvent { acked: 5, duplicate: false, prior_sacked: 3, retransmitted_acked: false };
+        rule.mark_losses(&mut sb, &ack);
+        assert_eq!(rule.pending.map(|d| d.delivered), Some(2));
     }
 
     #[test]

@@ -69,11 +69,11 @@ mod tests {
         }
         let mut rule = Rfc6582::default();
         for _ in 0..3 {
-            rule.mark_losses(&mut sb, &AckEvent { acked: 0, duplicate: true, delivered: 0, retransmitted_acked: false });
+            rule.mark_losses(&mut sb, &AckEvent { acked: 0, duplicate: true, prior_sacked: 0, retransmitted_acked: false });
         }
         assert_eq!((sb.sacked_out, sb.in_flight()), (3, 7));
         sb.advance(4);
-        rule.mark_losses(&mut sb, &AckEvent { acked: 4, duplicate: false, delivered: 4, retransmitted_acked: false });
+        rule.mark_losses(&mut sb, &AckEvent { acked: 4, duplicate: false, prior_sacked: 0, retransmitted_acked: false });
         assert_eq!((sb.sacked_out, sb.in_flight()), (0, 6));
         // The partial ACK marks the new snd_una (4) lost: pipe 5, and it is the next to retransmit.
         rule.on_partial_ack(&mut sb);
