@@ -44,8 +44,15 @@ use crate::net::packet::Packet;
 use crate::net::processing::ProcessingDelay;
 use crate::net::queue::{DropTail, Queue};
 use crate::rng::SimRng;
+use crate::spare::give_back_spare;
 use crate::time::{Rate, SimDuration, SimTime};
 use std::collections::VecDeque;
+
+/// Entries (64 bytes each) a propagation line keeps room for however short it gets (`spare`): 1 KB, so
+/// that an access line holding a few packets of its flow never reallocates.
+const LINE_FLOOR: usize = 16;
+/// Entries (16 bytes each) a DropTail FIFO's start times keep room for however short the queue gets.
+const WAITING_FLOOR: usize = 64;
 
 /// Counters of one link, cumulative since the start of the run.
 #[derive(Clone, Debug, Default)]
@@ -115,6 +122,7 @@ impl FifoBuffer {
             self.waiting_bytes -= size as u64;
             self.waiting_starts -= start.0 as u128;
         }
+        give_back_spare(&mut self.waiting, WAITING_FLOOR);
     }
     /// Waiting at `now` (without releasing): (packets, bytes, sum of remaining waits in ns). The packets
     /// that still wait are those starting after `now`, the tail of `waiting`; the totals less the head of
@@ -643,6 +651,7 @@ impl Link {
     pub fn on_arrival(&mut self, now: SimTime, events: &mut EventQueue) -> Packet {
         let (t, pkt) = self.line.pop_front().expect("LinkArrival with an empty line");
         debug_assert!(t <= now);
+        give_back_spare(&mut self.line, LINE_FLOOR);
         if let Some(&(next, _)) = self.line.front() {
             events.schedule(next, Event::LinkArrival(self.id));
         }

@@ -26,6 +26,7 @@
 //! recently sent of them. Without rate sampling that queue stays empty and is never touched.
 
 use crate::net::packet::SeqRange;
+use crate::spare::give_back_spare;
 use crate::tcp::rate::{DeliveredSegment, TxStamp};
 use crate::time::SimTime;
 use std::cmp::Reverse;
@@ -37,6 +38,11 @@ const LOST: u8 = 2;
 const RETRANS: u8 = 4;
 /// This segment has been retransmitted at least once (Karn's rule).
 const EVER_RETRANS: u8 = 8;
+
+/// Segments (16 bytes each) the board keeps room for however small the window gets (`spare`).
+const SEGS_FLOOR: usize = 64;
+/// Entries the queues of retransmissions and of segments due again keep room for.
+const QUEUE_FLOOR: usize = 64;
 
 /// RFC 6675 DupThresh.
 pub const DUP_THRESH: u64 = 3;
@@ -242,6 +248,7 @@ impl Scoreboard {
             }
             self.retransmissions.pop_front();
         }
+        give_back_spare(&mut self.retransmissions, QUEUE_FLOOR);
         found
     }
 
@@ -271,6 +278,12 @@ impl Scoreboard {
             any_retransmitted |= s.flags & EVER_RETRANS != 0;
             self.snd_una += 1;
             acked += 1;
+        }
+        // Memory follows the window (`spare`): a board that held a slow-start overshoot's window gives
+        // the room back once the window is far smaller. Once per ACK, not per segment.
+        give_back_spare(&mut self.segs, SEGS_FLOOR);
+        if let Some(stamps) = &mut self.rate_stamps {
+            give_back_spare(stamps, SEGS_FLOOR);
         }
         let una = self.snd_una;
         self.highest_sacked.remove_below(una);
@@ -403,8 +416,10 @@ impl Scoreboard {
         self.lost_out = lost;
         self.retrans_out = 0;
         self.retransmissions.clear();
+        give_back_spare(&mut self.retransmissions, QUEUE_FLOOR);
         self.rxt_pos = self.snd_una;
         self.rxt_behind.clear();
+        give_back_spare(&mut self.rxt_behind, QUEUE_FLOOR);
         self.lost_high = self.snd_nxt();
         self.lost_mark_pos = self.snd_nxt();
     }
@@ -429,6 +444,7 @@ impl Scoreboard {
             }
             self.rxt_behind.pop();
         }
+        give_back_spare(&mut self.rxt_behind, QUEUE_FLOOR);
         let end = self.lost_high.min(self.snd_nxt());
         while self.rxt_pos < end {
             let seq = self.rxt_pos;
