@@ -59,10 +59,16 @@ impl<T: Ord> GiveBack for BinaryHeap<T> {
 /// elements; the test is a load, a shift and a compare, and the reallocation is out of line.
 #[inline(always)]
 pub fn give_back_spare<C: GiveBack>(c: &mut C, floor: usize) {
-    let capacity = c.capacity();
-    if capacity > floor && c.len() < capacity / 8 {
+    if has_spare(c, floor) {
         shrink(c, floor);
     }
+}
+
+/// Whether `give_back_spare` would give anything back now.
+#[inline(always)]
+pub fn has_spare<C: GiveBack>(c: &C, floor: usize) -> bool {
+    let capacity = c.capacity();
+    capacity > floor && c.len() < capacity / 8
 }
 
 #[cold]

@@ -279,12 +279,6 @@ impl Scoreboard {
             self.snd_una += 1;
             acked += 1;
         }
-        // Memory follows the window (`spare`): a board that held a slow-start overshoot's window gives
-        // the room back once the window is far smaller. Once per ACK, not per segment.
-        give_back_spare(&mut self.segs, SEGS_FLOOR);
-        if let Some(stamps) = &mut self.rate_stamps {
-            give_back_spare(stamps, SEGS_FLOOR);
-        }
         let una = self.snd_una;
         self.highest_sacked.remove_below(una);
         self.lost_mark_pos = self.lost_mark_pos.max(una);
@@ -420,8 +414,19 @@ impl Scoreboard {
         self.rxt_pos = self.snd_una;
         self.rxt_behind.clear();
         give_back_spare(&mut self.rxt_behind, QUEUE_FLOOR);
+        self.give_back_window_room();
         self.lost_high = self.snd_nxt();
         self.lost_mark_pos = self.snd_nxt();
+    }
+
+    /// Memory follows the window (`spare`): a board that held a slow-start overshoot's window gives the
+    /// room back once the window is far smaller. Windows shrink only through losses, so this runs on
+    /// the loss paths (a timeout, the search for the next retransmission), not on every ACK.
+    fn give_back_window_room(&mut self) {
+        give_back_spare(&mut self.segs, SEGS_FLOOR);
+        if let Some(stamps) = &mut self.rate_stamps {
+            give_back_spare(stamps, SEGS_FLOOR);
+        }
     }
 
     /// The lowest lost segment that has no retransmission in flight (RFC 6675 NextSeg rule 1).
@@ -445,6 +450,7 @@ impl Scoreboard {
             self.rxt_behind.pop();
         }
         give_back_spare(&mut self.rxt_behind, QUEUE_FLOOR);
+        self.give_back_window_room();
         let end = self.lost_high.min(self.snd_nxt());
         while self.rxt_pos < end {
             let seq = self.rxt_pos;
