@@ -11,11 +11,13 @@
 //! The rule has hysteresis, so that a container whose length swings (a window halving and growing
 //! back) never reallocates: capacity is given back only once the length has fallen below an eighth of
 //! it, and then down to twice the length (rounded up to a power of two, the sizes a doubling growth
-//! asks for, so that the allocator can reuse freed blocks), so that the length must double again before
-//! the next growth and fall eightfold again before the next shrink. Each reallocation copies at most the elements
-//! held, and between two of them at least as many pushes or pops happen, so the cost stays O(1)
-//! amortised per element. Below `floor` elements nothing is given back: small queues that fill and
-//! empty all the time would otherwise reallocate on every burst.
+//! asks for, so that the allocator can reuse freed blocks), so that the length must double again
+//! before the next growth and fall eightfold again before the next shrink. Each reallocation copies at
+//! most the elements held, and between two of them at least as many pushes or pops happen, so the cost
+//! stays O(1) amortised per element. Below `floor` elements nothing is given back: small queues that
+//! fill and empty all the time would otherwise reallocate on every burst. A length that swings by more
+//! than eightfold (a line carrying its flow's window as trains) still reallocates at every swing, so the
+//! owners of large containers limit how often they ask (`net::link`: once per 10 simulated seconds).
 //!
 //! Capacity never changes what a container holds or in which order, so results are bit-identical.
 
