@@ -11,6 +11,7 @@ pub mod net;
 pub mod rng;
 pub mod run_error;
 pub mod sim;
+pub mod spare;
 pub mod stats;
 pub mod tcp;
 pub mod time;

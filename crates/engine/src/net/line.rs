@@ -2,14 +2,31 @@
 //! first out (`net::link`). A ring of power-of-two capacity, so that an index wraps with a mask instead
 //! of std's `VecDeque` compare-and-subtract, and a pop hands back the next head's time with the packet:
 //! every data packet and its ACK pass four such lines, and the pop and push are most of a line's cost.
+//!
+//! The ring gives room back when it holds far less than it has room for (`spare`, called by the link,
+//! which decides how often to ask), so that memory follows the packets on the wire.
 
 use crate::net::packet::Packet;
+use crate::spare::GiveBack;
 use crate::time::SimTime;
+
+/// A packet on a propagation line, with its arrival time at the far end: 64 bytes (`packet_stays_small`),
+/// aligned to a cache line so that each entry is one line of memory. With the allocator's 16-byte
+/// alignment three entries in four straddled two lines. An entry is written at one hop and read back
+/// a propagation delay later; with 1000 flows, thousands of other flows' packets pass in between, so
+/// the read nearly always misses the cache, and a straddling entry missed twice (cachegrind at 1000
+/// flows, 10 Gbit/s: half of all first-level data misses were these reads; docs/benchmarks.md, run 18b).
+#[derive(Copy, Clone, Debug)]
+#[repr(align(64))]
+struct OnLine {
+    arrival: SimTime,
+    pkt: Packet,
+}
 
 #[derive(Default)]
 pub struct Line {
     /// The ring: entries `head .. head + len` (wrapping) are on the wire; the others are stale copies.
-    slots: Vec<(SimTime, Packet)>,
+    slots: Vec<OnLine>,
     head: usize,
     len: usize,
 }
@@ -21,6 +38,10 @@ impl Line {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    /// Slots in the ring: entries it can hold before it grows.
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
 
     /// A packet enters the wire; it reaches the far end at `arrival`, after every packet already on it.
     #[inline(always)]
@@ -29,7 +50,7 @@ impl Line {
             self.grow(arrival, pkt);
         }
         let mask = self.slots.len() - 1;
-        self.slots[(self.head + self.len) & mask] = (arrival, pkt);
+        self.slots[(self.head + self.len) & mask] = OnLine { arrival, pkt };
         self.len += 1;
     }
 
@@ -40,25 +61,49 @@ impl Line {
             return None;
         }
         let mask = self.slots.len() - 1;
-        let (arrival, pkt) = self.slots[self.head];
+        let OnLine { arrival, pkt } = self.slots[self.head];
         self.head = (self.head + 1) & mask;
         self.len -= 1;
-        let next = (self.len > 0).then(|| self.slots[self.head].0);
+        let next = (self.len > 0).then(|| self.slots[self.head].arrival);
         Some((arrival, pkt, next))
     }
 
     /// Double the ring (at least 4 entries, as std's `VecDeque` grows, so that a line takes the memory it
-    /// took as one), unwrapping the entries on the wire to its start; the new slots hold copies of
-    /// `filler` until written.
+    /// took as one); the new slots hold copies of `filler` until written.
     #[inline(never)]
     fn grow(&mut self, arrival: SimTime, filler: Packet) {
         let capacity = (self.slots.len() * 2).max(4);
+        self.reallocate(capacity, OnLine { arrival, pkt: filler });
+    }
+
+    /// Move the entries on the wire to a ring of `capacity` slots (a power of two, at least the length),
+    /// unwrapped to its start; the other slots hold copies of `filler`.
+    fn reallocate(&mut self, capacity: usize, filler: OnLine) {
+        debug_assert!(capacity.is_power_of_two() && capacity >= self.len);
         let mut slots = Vec::with_capacity(capacity);
         let mask = self.slots.len().wrapping_sub(1);
         slots.extend((0..self.len).map(|i| self.slots[(self.head + i) & mask]));
-        slots.resize(capacity, (arrival, filler));
+        slots.resize(capacity, filler);
         self.slots = slots;
         self.head = 0;
+    }
+}
+
+impl GiveBack for Line {
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn capacity(&self) -> usize {
+        Line::capacity(self)
+    }
+    /// The ring's size stays a power of two (the index mask needs it): `capacity` rounded up.
+    fn shrink_to(&mut self, capacity: usize) {
+        let capacity = capacity.max(self.len).next_power_of_two();
+        if capacity < self.slots.len() {
+            // Any slot serves as filler: the ring is never empty of slots once it has room to give back.
+            let filler = self.slots[self.head];
+            self.reallocate(capacity, filler);
+        }
     }
 }
 
@@ -66,6 +111,44 @@ impl Line {
 mod tests {
     use super::*;
     use crate::net::packet::test_packets::{data_packet, seq_of};
+    use crate::spare::give_back_spare;
+
+    #[test]
+    fn a_line_entry_is_one_cache_line() {
+        // 8 bytes of arrival time + a 56-byte packet = 64, at 64-byte alignment: every entry of a
+        // line's buffer starts a cache line and ends at the next.
+        assert_eq!(std::mem::size_of::<OnLine>(), 64);
+        assert_eq!(std::mem::align_of::<OnLine>(), 64);
+    }
+
+    #[test]
+    fn giving_back_room_keeps_the_packets_in_order_across_a_wrap() {
+        // 64 pushed (room 64), 60 popped: head at slot 60; 3 more pushed wrap to slots 0-2, so 7 are on
+        // the wire, 4 of them before the wrap. 7 < 64 / 8 = 8: room shrinks to 2 x 7 = 14, rounded up to
+        // 16, unwrapped; they leave in order 60..66, and the ring still grows and wraps correctly.
+        let mut line = Line::default();
+        for seq in 0..64 {
+            line.push(SimTime(seq), data_packet(seq, 1500));
+        }
+        for _ in 0..60 {
+            line.pop();
+        }
+        for seq in 64..67 {
+            line.push(SimTime(seq), data_packet(seq, 1500));
+        }
+        assert_eq!((line.len(), line.capacity()), (7, 64));
+        give_back_spare(&mut line, 16);
+        assert_eq!(line.capacity(), 16);
+        for seq in 67..80 {
+            line.push(SimTime(seq), data_packet(seq, 1500));
+        }
+        let mut got = vec![];
+        while let Some((t, p, _)) = line.pop() {
+            assert_eq!(t.0, seq_of(&p));
+            got.push(seq_of(&p));
+        }
+        assert_eq!(got, (60..80).collect::<Vec<u64>>());
+    }
 
     #[test]
     fn packets_leave_in_the_order_they_entered_across_wraps_and_growth() {

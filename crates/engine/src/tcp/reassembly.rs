@@ -9,7 +9,11 @@
 //! rewritten: no search, whatever the number of runs.
 
 use crate::net::packet::SeqRange;
+use crate::spare::give_back_spare;
 use std::collections::VecDeque;
+
+/// Slots (4 bytes each) kept however few segments are held above rcv_nxt (`spare`).
+const ABOVE_FLOOR: usize = 256;
 
 #[derive(Clone, Debug, Default)]
 pub struct Reassembly {
@@ -78,6 +82,8 @@ impl Reassembly {
                 let run = self.above.front().copied().unwrap_or(0);
                 self.above.drain(..run as usize);
                 self.rcv_nxt += run as u64;
+                // A hole filled after a large loss leaves room for the whole window behind it.
+                give_back_spare(&mut self.above, ABOVE_FLOOR);
             }
             return Arrival::InOrder;
         }

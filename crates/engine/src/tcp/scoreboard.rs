@@ -26,6 +26,7 @@
 //! recently sent of them. Without rate sampling that queue stays empty and is never touched.
 
 use crate::net::packet::SeqRange;
+use crate::spare::give_back_spare;
 use crate::tcp::rate::{DeliveredSegment, TxStamp};
 use crate::time::SimTime;
 use std::cmp::Reverse;
@@ -37,6 +38,11 @@ const LOST: u8 = 2;
 const RETRANS: u8 = 4;
 /// This segment has been retransmitted at least once (Karn's rule).
 const EVER_RETRANS: u8 = 8;
+
+/// Segments (16 bytes each) the board keeps room for however small the window gets (`spare`).
+const SEGS_FLOOR: usize = 64;
+/// Entries the queues of retransmissions and of segments due again keep room for.
+const QUEUE_FLOOR: usize = 64;
 
 /// RFC 6675 DupThresh.
 pub const DUP_THRESH: u64 = 3;
@@ -242,6 +248,7 @@ impl Scoreboard {
             }
             self.retransmissions.pop_front();
         }
+        give_back_spare(&mut self.retransmissions, QUEUE_FLOOR);
         found
     }
 
@@ -406,10 +413,23 @@ impl Scoreboard {
         self.lost_out = lost;
         self.retrans_out = 0;
         self.retransmissions.clear();
+        give_back_spare(&mut self.retransmissions, QUEUE_FLOOR);
         self.rxt_pos = self.snd_una;
         self.rxt_behind.clear();
+        give_back_spare(&mut self.rxt_behind, QUEUE_FLOOR);
+        self.give_back_window_room();
         self.lost_high = self.snd_nxt();
         self.lost_mark_pos = self.snd_nxt();
+    }
+
+    /// Memory follows the window (`spare`): a board that held a slow-start overshoot's window gives the
+    /// room back once the window is far smaller. Windows shrink only through losses, so this runs on
+    /// the loss paths (a timeout, the search for the next retransmission), not on every ACK.
+    fn give_back_window_room(&mut self) {
+        give_back_spare(&mut self.segs, SEGS_FLOOR);
+        if let Some(stamps) = &mut self.rate_stamps {
+            give_back_spare(stamps, SEGS_FLOOR);
+        }
     }
 
     /// The lowest lost segment that has no retransmission in flight (RFC 6675 NextSeg rule 1).
@@ -432,6 +452,8 @@ impl Scoreboard {
             }
             self.rxt_behind.pop();
         }
+        give_back_spare(&mut self.rxt_behind, QUEUE_FLOOR);
+        self.give_back_window_room();
         let end = self.lost_high.min(self.snd_nxt());
         while self.rxt_pos < end {
             let seq = self.rxt_pos;
