@@ -35,7 +35,8 @@ stretch (the first T s).
 Beside the wall-time speed-up, "(CPU)" divides packets per CPU second (GNU time's %U + %S): both
 simulators are single-threaded, so on a loaded machine that ratio is the steadier of the two.
 
-cclab is the engine binary (`target/release/cclab-sim`, built here if missing) on the engine config that
+cclab is the engine binary (`target/release/cclab-sim`, built here, with the profile-guided optimisation of
+scripts/pgo.sh as the bindings are) on the engine config that
 the Python front makes from the scenario, with the front's default time series (every 100 ms); ns-2 is
 `benchmarks/ns2/dumbbell.tcl` (Debian `ns2`), no tracing; ns-3 is `benchmarks/ns3/dumbbell.cc`, compiled
 here against Debian's `libns3-dev` (apt-get install ns3 libns3-dev); Debian's ns-3 has logging compiled
@@ -543,16 +544,29 @@ def main() -> int:
     if unknown:
         p.error(f"unknown section(s) {', '.join(sorted(unknown))}; known: {', '.join(SECTIONS)}, memory")
 
-    if o.engine == ENGINE and subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "cclab-engine",
-                                              "--bin", "cclab-sim"], cwd=REPO).returncode != 0:
-        return 1
+    pgo = "not used (--engine)"
+    if o.engine == ENGINE:
+        # Built as scripts/setup.sh builds the bindings: with the same profile-guided optimisation and the
+        # same package selection, which the profile's function names depend on (scripts/pgo.sh).
+        flags = subprocess.run([str(REPO / "scripts" / "pgo.sh")], cwd=REPO, capture_output=True, text=True)
+        packages = subprocess.run([str(REPO / "scripts" / "pgo.sh"), "--packages"], cwd=REPO,
+                                  capture_output=True, text=True).stdout.split()
+        env = dict(os.environ)
+        if flags.stdout.strip():
+            env["RUSTFLAGS"] = " ".join(x for x in (env.get("RUSTFLAGS", ""), flags.stdout.strip()) if x)
+            pgo = "on"
+        else:
+            pgo = "off: " + flags.stderr.strip().splitlines()[-1] if flags.stderr.strip() else "off"
+        if subprocess.run(["cargo", "build", "--quiet", "--release", *packages, "--bin", "cclab-sim"], cwd=REPO,
+                          env=env).returncode != 0:
+            return 1
     global ENGINE_USED
     ENGINE_USED = o.engine
     engine = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
     load = os.getloadavg()
     print(f"# cclab speed suite, {time.strftime('%Y-%m-%d %H:%M %Z')}, {platform.node()}, {os.cpu_count()} cpus, "
           f"load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, cclab "
-          f"{engine.stdout.strip() if o.engine == ENGINE else o.engine}")
+          f"{engine.stdout.strip() if o.engine == ENGINE else o.engine}, profile-guided optimisation {pgo}")
     print(f"# ns-2: {'ns ' + NS2_SCRIPT.name if o.ns2 else 'not run (no `ns`: apt-get install ns2)'}; "
           f"ns-3: {'benchmarks/ns3/dumbbell.cc' if o.ns3 else 'not run (apt-get install ns3 libns3-dev)'}; "
           f"cap {o.cap:g} s, ns-3 {o.ns3_cap:g} s; durations x{factor:g}")

@@ -33,6 +33,13 @@ echo "check_wheel: working in $WORK"
 fail() { echo "check_wheel: FAILED: $*" >&2; exit 1; }
 ok() { echo "check_wheel: ok: $*"; }
 
+# The wheel's engine with the same profile-guided optimisation as scripts/setup.sh's build (scripts/pgo.sh;
+# the profile is reused, and the checkout's target/ then holds this very build).
+pgo_flags=$(scripts/pgo.sh) || { echo "$(basename "$0"): the profile could not be made; an ordinary release build" >&2; pgo_flags=""; }
+if [ -n "$pgo_flags" ]; then
+    export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }$pgo_flags"
+fi
+
 # 1. Build with maturin, the version pyproject.toml's build-system asks for. With --sdist, maturin builds
 #    the sdist first and the wheel from it, in a folder of its own: so the sdist is proven to build too.
 "$PYTHON" -m venv "$WORK/build"

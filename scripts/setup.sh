@@ -17,6 +17,12 @@ fi
 # test tools. The release build takes minutes on a fresh machine (2 to 6 on 2 shared cores), so cargo's own lines
 # (Compiling ..., Finished ...) are shown as it goes; pip's are kept in .venv/setup.log, whose end is
 # shown if the install fails.
+# The engine is built with profile-guided optimisation when the toolchain allows it (scripts/pgo.sh: the
+# profile is trained once per engine source, about a minute; CCLAB_PGO=0 turns it off).
+pgo_flags=$(scripts/pgo.sh) || { echo "$(basename "$0"): the profile could not be made; an ordinary release build" >&2; pgo_flags=""; }
+if [ -n "$pgo_flags" ]; then
+    export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }$pgo_flags"
+fi
 echo "setup: Python dependencies and the engine (release build; a few minutes the first time)" >&2
 log=.venv/setup.log
 progress='^ *(Compiling|Finished|Building editable|Building wheel)|^(warning|error)'
