@@ -262,15 +262,34 @@ def test_write_docs_for_seed001_needs_every_run_stored(tmp_path):
     assert "runs of seed001 are not in the store" in process.stderr
 
 
-def test_write_docs_refuses_a_study_whose_page_is_not_rendered(tmp_path):
-    # Seed 002's page is written by hand from dated runs (no generated blocks). --write-docs must say so before
-    # it measures anything or writes a values file that no page reads; --check-docs the same.
+def test_write_docs_refuses_a_study_without_a_rendered_page(tmp_path):
+    # A study of one's own ($CCLAB_EXPERIMENTS) has no page with blocks: --write-docs must say so before it
+    # measures anything or writes a values file that no page reads; --check-docs the same.
+    import os
+    import subprocess
+    import sys
+    from test_heavy_parts import PART, SCENARIO
+    folder = tmp_path / "experiments" / "toy"
+    folder.mkdir(parents=True)
+    (folder / "two.toml").write_text(SCENARIO)
+    (folder / "light.toml").write_text(PART.format(name="light", heavy="", cc="newreno"))
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python"), "CCLAB_EXPERIMENTS": str(folder.parent)}
     for flag in ("--write-docs", "--check-docs"):
-        process = run_cli("reproduce", "seed002", flag, "--store", str(tmp_path / "empty"), cwd=REPO)
+        process = subprocess.run([sys.executable, "-m", "cclab", "reproduce", "toy", flag, "--store",
+                                  str(tmp_path / "empty")], cwd=REPO, env=env, capture_output=True, text=True,
+                                 timeout=300)
         assert process.returncode == 2, process.stderr
-        assert "seed002's page carries no generated numbers" in process.stderr
-        assert "seed000, seed001, seed003" in process.stderr
-    assert not values_path(REPO, "seed002").exists()
+        said = " ".join(process.stderr.split())
+        assert "toy has no page with generated numbers" in said
+        assert "seed000, seed001, seed002, seed003" in said
+    assert not values_path(REPO, "toy").exists()
+
+
+def test_write_docs_for_seed002_needs_every_run_stored(tmp_path):
+    # Seed 002's page is rendered like the others' since session 11: no refusal, but every run must be stored.
+    process = run_cli("reproduce", "seed002", "--write-docs", "--store", str(tmp_path / "empty"), cwd=REPO)
+    assert process.returncode == 2
+    assert "4200 of 4200 runs of seed002 are not in the store" in process.stderr
 
 
 # --- seed 003: blocks rendered from the stored full study, pending until it is run ------------------------
@@ -390,3 +409,103 @@ def test_write_docs_for_seed003_needs_every_light_run_stored(tmp_path):
     process = run_cli("reproduce", "seed003", "--write-docs", "--store", str(tmp_path / "empty"), cwd=REPO)
     assert process.returncode == 2
     assert f"{total} of {total} runs of seed003 are not in the store" in process.stderr
+
+
+# --- seed 002: the predictions, Section 5 and the findings rendered from the stored full study ------------
+
+SEED002_PAGE = "docs/reproductions/seed002.md"
+SEED002_BLOCKS = ["seed002/source", "seed002/timeout-time", "seed002/replications", "seed002/downlink",
+                  "seed002/section5", "seed002/uplink", "seed002/transfers", "seed002/findings-count",
+                  "seed002/findings-downlink", "seed002/findings-uplink", "seed002/findings-transfers-down",
+                  "seed002/findings-transfers-up"]
+
+
+def _seed002_values(values=None):
+    """Values and findings for every experiment, row, cell and metric of seed 002's full study, as
+    write_values_csv and the report's claims.csv give them: each mean 0.5 (sd 0.1, range 0.4-0.6, over 100
+    seeds) unless `values` gives a (mean, std, seeds) for it; the paper's value from the experiment file."""
+    from cclab.experiment import list_experiments, load_experiment
+    rows, findings = [], []
+    for experiment, path in list_experiments().items():
+        if not experiment.startswith("seed002-"):
+            continue
+        loaded = load_experiment(path)
+        spec = loaded.spec
+        for metric in spec.metrics:
+            for row in spec.rows:
+                paper = loaded.row_values(row, "paper", metric.name)
+                for c, cell in enumerate(spec.cells):
+                    mean, std, seeds = (values or {}).get((experiment, row.name, cell.name, metric.name), (0.5, 0.1, 100))
+                    rows.append({"experiment": experiment, "row": row.name, "cell": cell.name, "metric": metric.name,
+                                 "mean": str(mean), "std": str(std), "min": "0.4", "max": "0.6", "seeds": str(seeds),
+                                 "paper": str(paper[c]) if paper and paper[c] >= 0 else "", "ns2": "", "verdict": ""})
+        findings += [{"experiment": experiment, "finding": claim.text, "status": "holds", "paper": "p", "cclab": "c",
+                      "difference": "+0", "detail": "d"} for claim in spec.claims]
+    meta = {"cclab_version": "0.1.0+engine.83ce76e329f2", "runs": 4200, "date": "2026-11-25", "how": "a test"}
+    return Values(rows, "synthetic", meta, findings)
+
+
+def test_the_seed002_page_has_its_blocks_and_agrees_with_its_data():
+    # The page's generated blocks, in order, and --check-docs agrees with the committed values.
+    assert block_names((REPO / SEED002_PAGE).read_text(encoding="utf-8")) == SEED002_BLOCKS
+    assert check_docs(REPO, "seed002") == []
+    assert run_cli("reproduce", "seed002", "--check-docs", cwd=REPO).returncode == 0
+
+
+def test_every_seed002_block_renders_from_a_full_study():
+    text = (REPO / SEED002_PAGE).read_text(encoding="utf-8")
+    rendered = _seed003_blocks(render_page(text, _seed002_values()))
+    assert "Values: the full run of `cclab 0.1.0+engine.83ce76e329f2` (4200 runs), 2026-11-25; a test." in rendered
+    # 20 findings: 10 downlink, 7 uplink, 1 downlink and 2 uplink transfers.
+    assert "The study has 20 findings: **20 hold, 0 fail**." in rendered
+    assert "| downlink | 10 | 0 | 0 |" in rendered and "| transfers-up | 2 | 0 | 0 |" in rendered
+
+
+def test_seed002_tables_put_each_value_in_its_place():
+    from cclab.doc_seed002 import downlink, replications, section5, timeout_time, transfers, uplink
+    d, u, t = "seed002-downlink", "seed002-uplink", "seed002-transfers-down"
+    one = "flows=1"
+    values = _seed002_values({
+        # One downlink flow: goodput 149.04 / 149.66 / 146.61 kbit/s; sd over 100 flows 63.0, 60.0, 0.1: standard
+        # errors 6.3, 6.0, 0.01 kbit/s, the largest NewReno's, 6.3 / 149.04 = 4.2 % of its mean.
+        (d, "NewReno", one, "goodput"): (149.04, 63.0, 100), (d, "BIC", one, "goodput"): (149.66, 60.0, 100),
+        (d, "Westwood+", one, "goodput"): (146.61, 0.1, 100),
+        # Utilisation 0.399, 0.4005, 0.392: in per cent 39.9, 40.05, 39.2 -> "39-40"; the estimate's share 0.125,
+        # 0.123, 0.127 -> "12-13"; timeouts 4.93, 4.84, 5.40 -> "4.8-5.4"; RTO 2.53, 2.56, 2.34 -> "2.34-2.56".
+        (d, "NewReno", one, "utilisation"): (0.399, 0, 100), (d, "BIC", one, "utilisation"): (0.4005, 0, 100),
+        (d, "Westwood+", one, "utilisation"): (0.392, 0, 100),
+        (d, "NewReno", one, "timeout_share"): (0.125, 0, 1), (d, "BIC", one, "timeout_share"): (0.123, 0, 1),
+        (d, "Westwood+", one, "timeout_share"): (0.127, 0, 1),
+        (d, "NewReno", one, "timeouts"): (4.93, 0, 100), (d, "BIC", one, "timeouts"): (4.84, 0, 100),
+        (d, "Westwood+", one, "timeouts"): (5.40, 0, 100),
+        (d, "NewReno", one, "rto"): (2.53, 0, 100), (d, "BIC", one, "rto"): (2.56, 0, 100),
+        (d, "Westwood+", one, "rto"): (2.34, 0, 100),
+        # Each flow's own N_tout x T0 (11.31, 11.66, 11.5) against the product of the means (12.5, 12.3, 12.7).
+        (d, "NewReno", one, "timeout_time"): (11.31, 0, 100), (d, "BIC", one, "timeout_time"): (11.66, 0, 100),
+        (d, "Westwood+", one, "timeout_time"): (11.5, 0, 100),
+        (d, "NewReno", one, "timeout_estimate"): (12.5, 0, 1), (d, "BIC", one, "timeout_estimate"): (12.3, 0, 1),
+        (d, "Westwood+", one, "timeout_estimate"): (12.7, 0, 1),
+        # One uplink flow: the three algorithms alike (55.07 kbit/s) print one value; the paper's three stay.
+        **{(u, row, one, "goodput"): (55.07, 1.61, 100) for row in ("NewReno", "BIC", "Westwood+")},
+        # Downlink transfers, NewReno: 121.9, 100.0, 148.4, 151.1 kbit/s at 50-500 KB: (151.1 - 100.0) / 130.35
+        # = 0.392 -> "0.39".
+        (t, "NewReno", "KB=50", "goodput"): (121.9, 0, 100), (t, "NewReno", "KB=100", "goodput"): (100.0, 0, 100),
+        (t, "NewReno", "KB=200", "goodput"): (148.4, 0, 100), (t, "NewReno", "KB=500", "goodput"): (151.1, 0, 100)})
+    down = downlink(values)
+    # cclab's three means, then the paper's (Table 1 of the study, as downlink.toml keeps its digits).
+    assert ("| goodput per flow, kbit/s | 149.0, 149.7, 146.6 / 122.03, 133.98, 138.58 | 0.5 / 86.08, 85.82, 90.41 "
+            "| 0.5 / 80.13, 83.83, 82.46 |") in down
+    # Jain's index has no meaning with one flow: the cell is empty; the paper's 0.94 for all three is said once.
+    assert "| Jain's index |  | 0.500 / 0.94 | 0.500 / 0.86 |" in down
+    # Section 5's estimate is the study's for one flow only (35 s): the 2- and 4-flow cells have no paper value.
+    assert "| E[t_out] = E[N_tout] E[T0], s | 12.5, 12.3, 12.7 / 35 | 0.5 | 0.5 |" in down
+    assert "| goodput per flow, kbit/s | 55.1 / 56.44, 57.51, 55.62 |" in uplink(values)
+    assert "E(T0)" not in uplink(values) and "| E(T0), s | 2.53, 2.56, 2.34 | 0.50 | 0.50 |" in down
+    assert "| downlink, NewReno | 121.9 | 100.0 | 148.4 | 151.1 | 0.39 |" in transfers(values)
+    assert section5(values) == ("In the model the single-flow utilisation is 39-40 %, and the timeouts take 12-13 % "
+                                "of the time by the study's estimate: the model gives 4.8-5.4 timeouts per 100 s, but "
+                                "an RTO of 2.34-2.56 s on average where the estimate needs 6.6 s.\n")
+    assert timeout_time(values) == ("With one downlink flow the mean of the flows' own products is 11.3-11.7 s, the "
+                                    "product of the means 12.3-12.7 s.\n")
+    assert replications(values) == ("100 flows give a standard error of the single-flow downlink goodput of 6.3 kbit/s "
+                                    "(4 % of its mean) at most.\n")

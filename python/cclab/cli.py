@@ -335,13 +335,13 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
         from . import doc_numbers
         root = doc_numbers.checkout_root(Path.cwd())
         if study not in doc_numbers.PAGES:
-            # Said before anything runs or is written: otherwise --write-docs would measure the whole stored
-            # study and write <study>-values.csv, then find no page to render it into.
-            raise CclabError(f"{study}'s page carries no generated numbers (no <!-- numbers: --> blocks; its "
-                             f"tables are written by hand from dated runs), so there is nothing to "
-                             f"{'check' if check_docs else 'write'}; studies whose pages are rendered from "
-                             f"the store: {', '.join(doc_numbers.PAGES)}. `cclab reproduce {study}` writes "
-                             f"its report, values.csv and figures under results/{study}/")
+            # A study added without a rendered page (an experiments folder of one's own): said before anything
+            # runs or is written, or --write-docs would measure the whole stored study and write
+            # <study>-values.csv, then find no page to render it into.
+            raise CclabError(f"{study} has no page with generated numbers (no <!-- numbers: --> blocks), so "
+                             f"there is nothing to {'check' if check_docs else 'write'}; studies whose pages are "
+                             f"rendered from the store: {', '.join(doc_numbers.PAGES)}. `cclab reproduce {study}` "
+                             f"writes its report, values.csv and figures under results/{study}/")
         if check_docs:
             _check_docs(root, study)
             return

@@ -35,9 +35,9 @@ from .errors import CclabError
 BLOCK = re.compile(r"(<!-- numbers: (?P<name>[\w./-]+) -->\n)(?P<body>.*?)(<!-- /numbers -->)", re.S)
 # Pages with blocks, relative to the repository root, per study.
 PAGES = {"seed000": ["README.md", "docs/reproductions/seed000.md"], "seed001": ["docs/reproductions/seed001.md"],
-         "seed003": ["docs/reproductions/seed003.md"]}
+         "seed002": ["docs/reproductions/seed002.md"], "seed003": ["docs/reproductions/seed003.md"]}
 # Studies whose --write-docs also keeps the report's findings (claims.csv) and figures (its PNGs).
-REPORT_FILES = {"seed001", "seed003"}
+REPORT_FILES = {"seed001", "seed002", "seed003"}
 FIGURES_DIR = Path("docs/reproductions/figures")
 DATA_DIR = Path("docs/reproductions/data")
 MINUS = "\u2212"   # the pages' minus sign
@@ -361,6 +361,10 @@ RENDERERS["seed001/source"] = source
 from .doc_seed003 import RENDERERS as _SEED003   # noqa: E402 (it builds on the helpers above)
 
 RENDERERS.update(_SEED003)
+
+from .doc_seed002 import RENDERERS as _SEED002   # noqa: E402 (it builds on the helpers above)
+
+RENDERERS.update(_SEED002)
 
 
 # --- pages ---------------------------------------------------------------------------------------------
