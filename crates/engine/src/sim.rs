@@ -584,13 +584,21 @@ impl Simulation {
     /// hand-off link schedules nothing), without the hand-off vector.
     #[inline(always)]
     fn hand_off_plainly(&mut self, link: usize, pkt: Packet) {
-        if let Some((arrival, mut pkt)) = self.links[link].hand_off_plainly(self.now, pkt) {
-            let next_link = self.routes.next_after(link, &pkt);
-            let next_link = next_link.expect("a hand-off link is never the last hop") as usize;
-            pkt.hop += 1;
-            self.links[next_link].enqueue(arrival, pkt, &mut self.events);
+        if let Some((arrival, pkt)) = self.links[link].hand_off_plainly(self.now, pkt) {
+            let next_link = self.enqueue_at_next_hop(link, arrival, pkt);
             self.pass_on_handed_off(next_link);
         }
+    }
+
+    /// `pkt`, just transmitted by hand-off link `from`, enters its next hop, which it reaches at `arrival`;
+    /// returns that link, whose own hand-offs the caller passes on (at once, or after its other packets).
+    #[inline(always)]
+    fn enqueue_at_next_hop(&mut self, from: usize, arrival: SimTime, mut pkt: Packet) -> usize {
+        let next_link = self.routes.next_after(from, &pkt);
+        let next_link = next_link.expect("a hand-off link is never the last hop") as usize;
+        pkt.hop += 1;
+        self.links[next_link].enqueue(arrival, pkt, &mut self.events);
+        next_link
     }
 
     /// Packets a hand-off link just transmitted go to their next (unbounded, exclusive) hop now, with
@@ -614,11 +622,8 @@ impl Simulation {
         // Nearly always one packet: the enqueue (or transmitter event) that just ran transmits at most
         // one. It goes on without the scratch vector's swap and drain, in the order the loop below
         // would give it.
-        if let Some((arrival, mut pkt)) = self.links[link].take_single_handed_off() {
-            let next_link = self.routes.next_after(link, &pkt);
-            let next_link = next_link.expect("a hand-off link is never the last hop") as usize;
-            pkt.hop += 1;
-            self.links[next_link].enqueue(arrival, pkt, &mut self.events);
+        if let Some((arrival, pkt)) = self.links[link].take_single_handed_off() {
+            let next_link = self.enqueue_at_next_hop(link, arrival, pkt);
             self.pass_on_handed_off(next_link);
             return;
         }
@@ -628,11 +633,8 @@ impl Simulation {
         }
         let mut handed = std::mem::take(&mut self.handed);
         let mut onward: Option<usize> = None;
-        for (arrival, mut pkt) in handed.drain(..) {
-            let next_link = self.routes.next_hop(pkt.flow & SLOT_MASK, pkt.dir, pkt.hop);
-            let next_link = next_link.expect("a hand-off link is never the last hop") as usize;
-            pkt.hop += 1;
-            self.links[next_link].enqueue(arrival, pkt, &mut self.events);
+        for (arrival, pkt) in handed.drain(..) {
+            let next_link = self.enqueue_at_next_hop(link, arrival, pkt);
             if self.links[next_link].hands_off() {
                 // Drained before the next follower takes packets, so each link's hand-offs stay in order.
                 if onward.is_some_and(|o| o != next_link) {
