@@ -14,6 +14,7 @@ use crate::net::bearer::Bearer;
 use crate::net::capacity::{Capacity, MahimahiTrace, RateSchedule};
 use crate::net::delay::{Delay, DelaySchedule};
 use crate::event::{Event, EventQueue};
+use crate::net::line_pool::LinePool;
 use crate::net::link::{Buffer, FifoBuffer, Link, LinkCounters};
 use crate::net::outage::OutageProcess;
 use crate::net::packet::{Direction, Packet};
@@ -238,6 +239,9 @@ pub struct Simulation {
     measure_from: SimTime,
     events: EventQueue,
     links: Vec<Link>,
+    /// Ring buffers the links' propagation lines gave up, for the next line that grows or shrinks to
+    /// their size (`net::line_pool`).
+    lines: LinePool,
     plans: Vec<LinkPlan>,
     /// Links with a queue, which report their figures (summary `links`, series `links`), in link order.
     reported: Vec<usize>,
@@ -396,6 +400,7 @@ impl Simulation {
             measure_from,
             events,
             links,
+            lines: LinePool::default(),
             plans: topology.links,
             reported,
             bottleneck: topology.bottleneck,
@@ -478,15 +483,15 @@ impl Simulation {
         let now = self.now;
         match event {
             Event::LinkArrival(l) => {
-                let pkt = self.links[l as usize].on_arrival(now, &mut self.events);
+                let pkt = self.links[l as usize].on_arrival(now, &mut self.events, &mut self.lines);
                 self.forward(l as usize, pkt);
             }
             Event::LinkTxDone(l) => {
-                self.links[l as usize].on_tx_done(now, &mut self.events);
+                self.links[l as usize].on_tx_done(now, &mut self.events, &mut self.lines);
                 self.pass_on_handed_off(l as usize);
             }
             Event::LinkIngress(l) => {
-                self.links[l as usize].on_ingress(now, &mut self.events);
+                self.links[l as usize].on_ingress(now, &mut self.events, &mut self.lines);
                 self.pass_on_handed_off(l as usize);
             }
             Event::SenderTimer(f) => {
@@ -547,7 +552,7 @@ impl Simulation {
                 self.hand_off_plainly(link, pkt);
                 return;
             }
-            self.links[link].enqueue(self.now, pkt, &mut self.events);
+            self.links[link].enqueue(self.now, pkt, &mut self.events, &mut self.lines);
             self.pass_on_handed_off(link);
             return;
         }
@@ -597,7 +602,7 @@ impl Simulation {
         let next_link = self.routes.next_after(from, &pkt);
         let next_link = next_link.expect("a hand-off link is never the last hop") as usize;
         pkt.hop += 1;
-        self.links[next_link].enqueue(arrival, pkt, &mut self.events);
+        self.links[next_link].enqueue(arrival, pkt, &mut self.events, &mut self.lines);
         next_link
     }
 
@@ -659,7 +664,7 @@ impl Simulation {
         // Copied out and cleared after, rather than drained: a drain's set-up and drop cost more than the
         // one or two packets an endpoint usually emits.
         for &pkt in &self.out {
-            link.enqueue(self.now, pkt, &mut self.events);
+            link.enqueue(self.now, pkt, &mut self.events, &mut self.lines);
         }
         self.out.clear();
         // A first hop may hand off (an unbounded access line before another): pass its packets on now.
