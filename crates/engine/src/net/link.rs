@@ -50,9 +50,6 @@ use crate::spare::give_back_spare;
 use crate::time::{Rate, SimDuration, SimTime};
 use std::collections::VecDeque;
 
-/// Entries (64 bytes each) a propagation line keeps room for however short it gets (`spare`): 1 KB, so
-/// that an access line holding a few packets of its flow never reallocates.
-const LINE_FLOOR: usize = 16;
 /// A line with room for at most this many entries (64 KB) gives spare room back at once
 /// (`Link::review_line`).
 const LINE_FREE_SHRINK: usize = 1024;
@@ -724,9 +721,9 @@ impl Link {
     #[inline(never)]
     fn review_line(&mut self, now: SimTime, lines: &mut LinePool) {
         if self.line.capacity() <= LINE_FREE_SHRINK {
-            self.line.give_back_spare(LINE_FLOOR, lines);
+            self.line.give_back_spare(lines);
         } else if now >= self.line_review {
-            self.line.give_back_spare(LINE_FLOOR, lines);
+            self.line.give_back_spare(lines);
             self.line_review = now + LINE_REVIEW_INTERVAL;
         }
     }
@@ -735,7 +732,7 @@ impl Link {
     pub fn on_arrival(&mut self, now: SimTime, events: &mut EventQueue, lines: &mut LinePool) -> Packet {
         let (t, pkt, next) = self.line.pop().expect("LinkArrival with an empty line");
         debug_assert!(t <= now);
-        if self.line.has_spare(LINE_FLOOR) {
+        if self.line.has_spare() {
             self.review_line(now, lines);
         }
         if let Some(next) = next {
