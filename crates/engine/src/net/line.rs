@@ -117,21 +117,22 @@ impl Line {
     /// entries, never read), else new with copies of `filler` there; the old buffer goes to `lines`.
     fn reallocate(&mut self, capacity: usize, filler: OnLine, lines: &mut LinePool) {
         debug_assert!(capacity.is_power_of_two() && capacity >= self.len);
-        // The entries in order from the head, wrapping. Copied one by one rather than as two slices:
-        // memcpy's `rep movsb` for the large lines of one fast flow counts one instruction per byte in
-        // callgrind, which would hide the change's effect in the instruction counts.
-        let mask = self.slots.len().wrapping_sub(1);
-        let on_wire = (0..self.len).map(|i| self.slots[(self.head + i) & mask]);
+        // The entries in order: from the head to the end of the old buffer, then the wrapped rest; two
+        // block copies (memcpy: a few vector moves per 64-byte entry, where a copy entry by entry
+        // through the index mask took about 4x the instructions at 1000 flows).
+        let before_wrap = (self.slots.len() - self.head).min(self.len);
+        let (wrapped, from_head) = self.slots.split_at(self.head);
+        let (first, second) = (&from_head[..before_wrap], &wrapped[..self.len - before_wrap]);
         let slots = match lines.take(capacity) {
             Some(mut slots) => {
-                for (slot, entry) in slots.iter_mut().zip(on_wire) {
-                    *slot = entry;
-                }
+                slots[..before_wrap].copy_from_slice(first);
+                slots[before_wrap..self.len].copy_from_slice(second);
                 slots
             }
             None => {
                 let mut slots = Vec::with_capacity(capacity);
-                slots.extend(on_wire);
+                slots.extend_from_slice(first);
+                slots.extend_from_slice(second);
                 slots.resize(capacity, filler);
                 slots
             }
