@@ -69,14 +69,27 @@ pub fn give_back_spare<C: GiveBack>(c: &mut C, floor: usize) {
 /// Whether `give_back_spare` would give anything back now.
 #[inline(always)]
 pub fn has_spare<C: GiveBack>(c: &C, floor: usize) -> bool {
-    let capacity = c.capacity();
-    capacity > floor && c.len() < capacity / 8
+    spare_room(c.len(), c.capacity(), floor)
+}
+
+/// The rule on a container's length and capacity alone (for containers that reallocate themselves,
+/// `net::line`): whether it holds more than `floor` elements' room and its length has fallen below an
+/// eighth of it.
+#[inline(always)]
+pub fn spare_room(len: usize, capacity: usize, floor: usize) -> bool {
+    capacity > floor && len < capacity / 8
+}
+
+/// The capacity a container of `len` elements with spare room keeps: twice its length rounded up to a
+/// power of two, never below `floor`.
+pub fn kept_capacity(len: usize, floor: usize) -> usize {
+    (2 * len).next_power_of_two().max(floor)
 }
 
 #[cold]
 #[inline(never)]
 fn shrink<C: GiveBack>(c: &mut C, floor: usize) {
-    let target = (2 * c.len()).next_power_of_two().max(floor);
+    let target = kept_capacity(c.len(), floor);
     c.shrink_to(target);
 }
 

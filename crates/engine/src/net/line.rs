@@ -4,11 +4,18 @@
 //! every data packet and its ACK pass four such lines, and the pop and push are most of a line's cost.
 //!
 //! The ring gives room back when it holds far less than it has room for (`spare`, called by the link,
-//! which decides how often to ask), so that memory follows the packets on the wire.
+//! which decides how often to ask), so that memory follows the packets on the wire. When it grows or
+//! gives room back it swaps its buffer for one of the new size from the simulation's `LinePool`, and
+//! leaves the old one there, rather than allocating, filling and freeing (`net::line_pool`).
 
+use crate::net::line_pool::LinePool;
 use crate::net::packet::Packet;
-use crate::spare::GiveBack;
+use crate::spare::{kept_capacity, spare_room};
 use crate::time::SimTime;
+
+/// Entries (64 bytes each) a line keeps room for however short it gets (`spare`): 1 KB, so that an
+/// access line holding a few packets of its flow never reallocates.
+pub const FLOOR: usize = 16;
 
 /// A packet on a propagation line, with its arrival time at the far end: 64 bytes (`packet_stays_small`),
 /// aligned to a cache line so that each entry is one line of memory. With the allocator's 16-byte
@@ -18,9 +25,9 @@ use crate::time::SimTime;
 /// flows, 10 Gbit/s: half of all first-level data misses were these reads; docs/benchmarks.md, run 18b).
 #[derive(Copy, Clone, Debug)]
 #[repr(align(64))]
-struct OnLine {
-    arrival: SimTime,
-    pkt: Packet,
+pub struct OnLine {
+    pub(crate) arrival: SimTime,
+    pub(crate) pkt: Packet,
 }
 
 #[derive(Default)]
@@ -29,6 +36,9 @@ pub struct Line {
     slots: Vec<OnLine>,
     head: usize,
     len: usize,
+    /// Below this length the ring has spare room to give back (`spare::spare_room` for its capacity and
+    /// `FLOOR`, 0 if none), set when the ring is reallocated: the test after every pop is one compare.
+    spare_below: usize,
 }
 
 impl Line {
@@ -38,16 +48,22 @@ impl Line {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    /// The ring's buffer, for tests of the pool.
+    #[cfg(test)]
+    pub fn into_slots(self) -> Vec<OnLine> {
+        self.slots
+    }
     /// Slots in the ring: entries it can hold before it grows.
     pub fn capacity(&self) -> usize {
         self.slots.len()
     }
 
     /// A packet enters the wire; it reaches the far end at `arrival`, after every packet already on it.
+    /// A full ring grows, with a buffer from `lines` if it has one of the size.
     #[inline(always)]
-    pub fn push(&mut self, arrival: SimTime, pkt: Packet) {
+    pub fn push(&mut self, arrival: SimTime, pkt: Packet, lines: &mut LinePool) {
         if self.len == self.slots.len() {
-            self.grow(arrival, pkt);
+            self.grow(arrival, pkt, lines);
         }
         let mask = self.slots.len() - 1;
         self.slots[(self.head + self.len) & mask] = OnLine { arrival, pkt };
@@ -69,41 +85,61 @@ impl Line {
     }
 
     /// Double the ring (at least 4 entries, as std's `VecDeque` grows, so that a line takes the memory it
-    /// took as one); the new slots hold copies of `filler` until written.
+    /// took as one); a new buffer's slots hold copies of `filler` until written.
     #[inline(never)]
-    fn grow(&mut self, arrival: SimTime, filler: Packet) {
+    fn grow(&mut self, arrival: SimTime, filler: Packet, lines: &mut LinePool) {
         let capacity = (self.slots.len() * 2).max(4);
-        self.reallocate(capacity, OnLine { arrival, pkt: filler });
+        self.reallocate(capacity, OnLine { arrival, pkt: filler }, lines);
+    }
+
+    /// Whether the ring has room to give back (`spare`: it holds under an eighth of its room, and more
+    /// than `FLOOR` entries' room).
+    #[inline(always)]
+    pub fn has_spare(&self) -> bool {
+        debug_assert_eq!(self.len < self.spare_below, spare_room(self.len, self.slots.len(), FLOOR));
+        self.len < self.spare_below
+    }
+
+    /// Move to a smaller ring if `has_spare` (twice the length rounded up to a power of two, never below
+    /// `FLOOR`); the old buffer goes to `lines`.
+    #[cold]
+    #[inline(never)]
+    pub fn give_back_spare(&mut self, lines: &mut LinePool) {
+        if self.has_spare() {
+            // Any slot serves as filler: the ring is never empty of slots once it has room to give back.
+            let filler = self.slots[self.head];
+            self.reallocate(kept_capacity(self.len, FLOOR), filler, lines);
+        }
     }
 
     /// Move the entries on the wire to a ring of `capacity` slots (a power of two, at least the length),
-    /// unwrapped to its start; the other slots hold copies of `filler`.
-    fn reallocate(&mut self, capacity: usize, filler: OnLine) {
+    /// unwrapped to its start, taken from `lines` if it holds one of the size (its other slots hold stale
+    /// entries, never read), else new with copies of `filler` there; the old buffer goes to `lines`.
+    fn reallocate(&mut self, capacity: usize, filler: OnLine, lines: &mut LinePool) {
         debug_assert!(capacity.is_power_of_two() && capacity >= self.len);
-        let mut slots = Vec::with_capacity(capacity);
-        let mask = self.slots.len().wrapping_sub(1);
-        slots.extend((0..self.len).map(|i| self.slots[(self.head + i) & mask]));
-        slots.resize(capacity, filler);
-        self.slots = slots;
+        // The entries in order: from the head to the end of the old buffer, then the wrapped rest; two
+        // block copies (memcpy's vector moves), where a copy entry by entry through the index mask cost
+        // 119 more instructions per packet at 1000 flows and a fifth more CPU time (run 20a).
+        let before_wrap = (self.slots.len() - self.head).min(self.len);
+        let (wrapped, from_head) = self.slots.split_at(self.head);
+        let (first, second) = (&from_head[..before_wrap], &wrapped[..self.len - before_wrap]);
+        let slots = match lines.take(capacity) {
+            Some(mut slots) => {
+                slots[..before_wrap].copy_from_slice(first);
+                slots[before_wrap..self.len].copy_from_slice(second);
+                slots
+            }
+            None => {
+                let mut slots = Vec::with_capacity(capacity);
+                slots.extend_from_slice(first);
+                slots.extend_from_slice(second);
+                slots.resize(capacity, filler);
+                slots
+            }
+        };
+        lines.give(std::mem::replace(&mut self.slots, slots));
         self.head = 0;
-    }
-}
-
-impl GiveBack for Line {
-    fn len(&self) -> usize {
-        self.len
-    }
-    fn capacity(&self) -> usize {
-        Line::capacity(self)
-    }
-    /// The ring's size stays a power of two (the index mask needs it): `capacity` rounded up.
-    fn shrink_to(&mut self, capacity: usize) {
-        let capacity = capacity.max(self.len).next_power_of_two();
-        if capacity < self.slots.len() {
-            // Any slot serves as filler: the ring is never empty of slots once it has room to give back.
-            let filler = self.slots[self.head];
-            self.reallocate(capacity, filler);
-        }
+        self.spare_below = if capacity > FLOOR { capacity / 8 } else { 0 };
     }
 }
 
@@ -111,7 +147,6 @@ impl GiveBack for Line {
 mod tests {
     use super::*;
     use crate::net::packet::test_packets::{data_packet, seq_of};
-    use crate::spare::give_back_spare;
 
     #[test]
     fn a_line_entry_is_one_cache_line() {
@@ -125,22 +160,24 @@ mod tests {
     fn giving_back_room_keeps_the_packets_in_order_across_a_wrap() {
         // 64 pushed (room 64), 60 popped: head at slot 60; 3 more pushed wrap to slots 0-2, so 7 are on
         // the wire, 4 of them before the wrap. 7 < 64 / 8 = 8: room shrinks to 2 x 7 = 14, rounded up to
-        // 16, unwrapped; they leave in order 60..66, and the ring still grows and wraps correctly.
+        // 16, unwrapped; they leave in order 60..66, and the ring still grows and wraps correctly. The
+        // 16- and 32-entry rings are the ones the growth left in the pool, stale entries and all.
         let mut line = Line::default();
+        let mut lines = LinePool::default();
         for seq in 0..64 {
-            line.push(SimTime(seq), data_packet(seq, 1500));
+            line.push(SimTime(seq), data_packet(seq, 1500), &mut lines);
         }
         for _ in 0..60 {
             line.pop();
         }
         for seq in 64..67 {
-            line.push(SimTime(seq), data_packet(seq, 1500));
+            line.push(SimTime(seq), data_packet(seq, 1500), &mut lines);
         }
         assert_eq!((line.len(), line.capacity()), (7, 64));
-        give_back_spare(&mut line, 16);
+        line.give_back_spare(&mut lines);
         assert_eq!(line.capacity(), 16);
         for seq in 67..80 {
-            line.push(SimTime(seq), data_packet(seq, 1500));
+            line.push(SimTime(seq), data_packet(seq, 1500), &mut lines);
         }
         let mut got = vec![];
         while let Some((t, p, _)) = line.pop() {
@@ -156,15 +193,16 @@ mod tests {
         // at slot 3 of 8) and grows to 16 when a 9th is on the wire, 12 in the end. Then everything leaves in order 0..15, each with the next head's
         // time (segment number + 100) but the last.
         let mut line = Line::default();
+        let mut lines = LinePool::default();
         let mut out = vec![];
         for seq in 0..5 {
-            line.push(SimTime(seq + 100), data_packet(seq, 1500));
+            line.push(SimTime(seq + 100), data_packet(seq, 1500), &mut lines);
         }
         for _ in 0..3 {
             out.push(line.pop().unwrap());
         }
         for seq in 5..15 {
-            line.push(SimTime(seq + 100), data_packet(seq, 1500));
+            line.push(SimTime(seq + 100), data_packet(seq, 1500), &mut lines);
         }
         assert_eq!(line.len(), 12);
         while let Some(entry) = line.pop() {

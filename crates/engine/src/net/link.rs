@@ -39,19 +39,17 @@ use crate::net::bearer::Bearer;
 use crate::net::capacity::{constant_bits_between, Capacity};
 use crate::net::delay::{Delay, Propagation};
 use crate::net::line::Line;
+use crate::net::line_pool::LinePool;
 use crate::net::loss::{LossModel, LossProcess};
 use crate::net::outage::OutageProcess;
 use crate::net::packet::Packet;
 use crate::net::processing::ProcessingDelay;
 use crate::net::queue::{DropTail, Queue};
 use crate::rng::SimRng;
-use crate::spare::{give_back_spare, has_spare};
+use crate::spare::give_back_spare;
 use crate::time::{Rate, SimDuration, SimTime};
 use std::collections::VecDeque;
 
-/// Entries (64 bytes each) a propagation line keeps room for however short it gets (`spare`): 1 KB, so
-/// that an access line holding a few packets of its flow never reallocates.
-const LINE_FLOOR: usize = 16;
 /// A line with room for at most this many entries (64 KB) gives spare room back at once
 /// (`Link::review_line`).
 const LINE_FREE_SHRINK: usize = 1024;
@@ -470,14 +468,14 @@ impl Link {
 
     /// A packet arrives at the link's input at `now`. Returns the packet if the buffer dropped it.
     #[inline(always)]
-    pub fn enqueue(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue) -> Option<Packet> {
+    pub fn enqueue(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue, lines: &mut LinePool) -> Option<Packet> {
         if self.models.is_some() {
-            return self.enqueue_modelled(now, pkt, events);
+            return self.enqueue_modelled(now, pkt, events, lines);
         }
-        self.join_buffer::<false>(now, pkt, events)
+        self.join_buffer::<false>(now, pkt, events, lines)
     }
 
-    fn enqueue_modelled(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue) -> Option<Packet> {
+    fn enqueue_modelled(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue, lines: &mut LinePool) -> Option<Packet> {
         let id = self.id;
         if let Some(stage) = self.models.as_deref_mut().and_then(|m| m.ingress.as_mut()) {
             if let Some(release) = stage.admit(now, pkt) {
@@ -485,34 +483,34 @@ impl Link {
             }
             return None;
         }
-        self.join_buffer::<true>(now, pkt, events)
+        self.join_buffer::<true>(now, pkt, events, lines)
     }
 
     /// The processing stage releases its head packet into the buffer. Returns the packet if the buffer
     /// dropped it.
-    pub fn on_ingress(&mut self, now: SimTime, events: &mut EventQueue) -> Option<Packet> {
+    pub fn on_ingress(&mut self, now: SimTime, events: &mut EventQueue, lines: &mut LinePool) -> Option<Packet> {
         let id = self.id;
         let stage = self.models.as_deref_mut().and_then(|m| m.ingress.as_mut()).expect("LinkIngress without a processing stage");
         let (pkt, next) = stage.release(now);
         if let Some(t) = next {
             events.schedule(t, Event::LinkIngress(id));
         }
-        self.join_buffer::<true>(now, pkt, events)
+        self.join_buffer::<true>(now, pkt, events, lines)
     }
 
     /// The packet joins the buffer at `now`. `MODELLED` says whether the link has models, so that the
     /// plain copy of this code never tests for them again.
     #[inline(always)]
-    fn join_buffer<const MODELLED: bool>(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue) -> Option<Packet> {
+    fn join_buffer<const MODELLED: bool>(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue, lines: &mut LinePool) -> Option<Packet> {
         // A bearer's buffer is always scheduled (`with_capacity`): the start-time paths below never see one.
         if matches!(self.buffer, Buffer::Scheduled(_)) {
-            return self.enqueue_scheduled(now, pkt, events);
+            return self.enqueue_scheduled(now, pkt, events, lines);
         }
         let Some(start) = self.fifo_start(now, pkt.size) else { return Some(pkt) };
         if MODELLED {
-            self.transmit_modelled(start, pkt, events);
+            self.transmit_modelled(start, pkt, events, lines);
         } else {
-            self.transmit_plain(start, pkt, events);
+            self.transmit_plain(start, pkt, events, lines);
         }
         None
     }
@@ -545,7 +543,7 @@ impl Link {
     /// Every arrival is offered to the discipline, also when the transmitter is idle and the queue empty,
     /// so that an AQM sees every arrival (ns-2's `Queue::recv` enqueues, then dequeues if not blocked);
     /// the discipline counts its drops and marks.
-    fn enqueue_scheduled(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue) -> Option<Packet> {
+    fn enqueue_scheduled(&mut self, now: SimTime, pkt: Packet, events: &mut EventQueue, lines: &mut LinePool) -> Option<Packet> {
         let Buffer::Scheduled(queue) = &mut self.buffer else { unreachable!() };
         let dt = now.since(self.last_queue_change).0 as u128;
         self.counters.queue_area += queue.len_packets() as u128 * dt;
@@ -567,7 +565,7 @@ impl Link {
                 if let Some(bearer) = bearer_of(&mut self.models) {
                     bearer.at_transmission_start(now, waiting_bytes);
                 }
-                self.transmit(now, next, events);
+                self.transmit(now, next, events, lines);
             }
         }
         let Buffer::Scheduled(queue) = &mut self.buffer else { unreachable!() };
@@ -583,7 +581,7 @@ impl Link {
     }
 
     /// The transmitter is free: take the next packet from a scheduled queue.
-    pub fn on_tx_done(&mut self, now: SimTime, events: &mut EventQueue) {
+    pub fn on_tx_done(&mut self, now: SimTime, events: &mut EventQueue, lines: &mut LinePool) {
         self.tx_done_pending = false;
         let Buffer::Scheduled(queue) = &mut self.buffer else { return };
         let dt = now.since(self.last_queue_change).0 as u128;
@@ -595,7 +593,7 @@ impl Link {
             if let Some(bearer) = bearer_of(&mut self.models) {
                 bearer.at_transmission_start(now, waiting_bytes);
             }
-            self.transmit(now, pkt, events);
+            self.transmit(now, pkt, events, lines);
             if more {
                 events.schedule(self.busy_until, Event::LinkTxDone(self.id));
                 self.tx_done_pending = true;
@@ -604,11 +602,11 @@ impl Link {
     }
 
     /// Start transmitting `pkt` at `start`, with the link's models if it has any.
-    fn transmit(&mut self, start: SimTime, pkt: Packet, events: &mut EventQueue) {
+    fn transmit(&mut self, start: SimTime, pkt: Packet, events: &mut EventQueue, lines: &mut LinePool) {
         if self.models.is_some() {
-            self.transmit_modelled(start, pkt, events);
+            self.transmit_modelled(start, pkt, events, lines);
         } else {
-            self.transmit_plain(start, pkt, events);
+            self.transmit_plain(start, pkt, events, lines);
         }
     }
 
@@ -624,9 +622,9 @@ impl Link {
     /// Start transmitting `pkt` at `start` (now, or a known future instant for FIFO buffers): constant
     /// rate and delay, packet errors.
     #[inline(always)]
-    fn transmit_plain(&mut self, start: SimTime, pkt: Packet, events: &mut EventQueue) {
+    fn transmit_plain(&mut self, start: SimTime, pkt: Packet, events: &mut EventQueue, lines: &mut LinePool) {
         if let Some(arrival) = self.plain_arrival(start, pkt.size) {
-            self.emit(arrival, pkt, events);
+            self.emit(arrival, pkt, events, lines);
         }
     }
 
@@ -649,7 +647,7 @@ impl Link {
 
     /// `transmit_plain` with the models: outages and capacity, then packet errors, loss, ARQ, and
     /// propagation.
-    fn transmit_modelled(&mut self, start: SimTime, pkt: Packet, events: &mut EventQueue) {
+    fn transmit_modelled(&mut self, start: SimTime, pkt: Packet, events: &mut EventQueue, lines: &mut LinePool) {
         let start = match &mut self.models.as_deref_mut().expect("a modelled link").outages {
             Some(outages) => outages.clear_at(start),
             None => start,
@@ -693,12 +691,12 @@ impl Link {
             },
         };
         let arrival = m.propagation.arrival(sent);
-        self.emit(arrival, pkt, events);
+        self.emit(arrival, pkt, events, lines);
     }
 
     /// The packet will reach the far end at `arrival`: hand it off, or put it on the line.
     #[inline(always)]
-    fn emit(&mut self, arrival: SimTime, pkt: Packet, events: &mut EventQueue) {
+    fn emit(&mut self, arrival: SimTime, pkt: Packet, events: &mut EventQueue, lines: &mut LinePool) {
         if let Some(h) = &mut self.handed_off {
             h.push((arrival, pkt));
             return;
@@ -706,7 +704,7 @@ impl Link {
         if self.line.is_empty() {
             events.schedule(arrival, Event::LinkArrival(self.id));
         }
-        self.line.push(arrival, pkt);
+        self.line.push(arrival, pkt, lines);
     }
 
     /// Give back the line's spare room (`spare`). A small line (at most `LINE_FREE_SHRINK` entries of
@@ -721,21 +719,21 @@ impl Link {
     /// 10 Gbit/s a fifth of its speed.
     #[cold]
     #[inline(never)]
-    fn review_line(&mut self, now: SimTime) {
+    fn review_line(&mut self, now: SimTime, lines: &mut LinePool) {
         if self.line.capacity() <= LINE_FREE_SHRINK {
-            give_back_spare(&mut self.line, LINE_FLOOR);
+            self.line.give_back_spare(lines);
         } else if now >= self.line_review {
-            give_back_spare(&mut self.line, LINE_FLOOR);
+            self.line.give_back_spare(lines);
             self.line_review = now + LINE_REVIEW_INTERVAL;
         }
     }
 
     /// The head of the propagation line arrives; schedules the next head.
-    pub fn on_arrival(&mut self, now: SimTime, events: &mut EventQueue) -> Packet {
+    pub fn on_arrival(&mut self, now: SimTime, events: &mut EventQueue, lines: &mut LinePool) -> Packet {
         let (t, pkt, next) = self.line.pop().expect("LinkArrival with an empty line");
         debug_assert!(t <= now);
-        if has_spare(&self.line, LINE_FLOOR) {
-            self.review_line(now);
+        if self.line.has_spare() {
+            self.review_line(now, lines);
         }
         if let Some(next) = next {
             events.schedule(next, Event::LinkArrival(self.id));
@@ -760,16 +758,17 @@ mod tests {
         // rounded up to 64; at 23 left (177 ms; 23 >= 64 / 8) it stays 64, and arrivals go on in order.
         let mut l = link(Buffer::Unbounded, 0);
         let mut events = EventQueue::new();
+        let mut lines = LinePool::default();
         for seq in 0..200 {
-            l.enqueue(SimTime(0), data_packet(seq, 1500), &mut events);
+            l.enqueue(SimTime(0), data_packet(seq, 1500), &mut events, &mut lines);
         }
         assert_eq!(l.line.capacity(), 256);
-        let arrivals = advance(&mut l, &mut events, 177 * MS);
+        let arrivals = advance(&mut l, &mut events, &mut lines, 177 * MS);
         assert_eq!(arrivals.len(), 177);
         assert_eq!(arrivals.last(), Some(&(177 * MS, 176)));
         assert_eq!(l.line.len(), 23);
         assert_eq!(l.line.capacity(), 64);
-        assert_eq!(drain(&mut l, &mut events).first(), Some(&(178 * MS, 177)));
+        assert_eq!(drain(&mut l, &mut events, &mut lines).first(), Some(&(178 * MS, 177)));
     }
 
     /// DropTail both ways: as start times (`Fifo`) and as a scheduled queue.
@@ -783,20 +782,20 @@ mod tests {
         Link::new(0, Rate::from_bps(12_000_000), SimDuration::from_millis(delay_ms), buffer)
     }
 
-    fn drain(link: &mut Link, events: &mut EventQueue) -> Vec<(u64, u64)> {
-        advance(link, events, u64::MAX)
+    fn drain(link: &mut Link, events: &mut EventQueue, lines: &mut LinePool) -> Vec<(u64, u64)> {
+        advance(link, events, lines, u64::MAX)
     }
 
     /// Fire the events due up to `until` (ns); returns the arrivals as (time, seq).
-    fn advance(link: &mut Link, events: &mut EventQueue, until: u64) -> Vec<(u64, u64)> {
+    fn advance(link: &mut Link, events: &mut EventQueue, lines: &mut LinePool, until: u64) -> Vec<(u64, u64)> {
         let mut arrivals = vec![];
         while events.peek_time().is_some_and(|t| t.0 <= until) {
             let (t, ev) = events.pop().unwrap();
             match ev {
-                Event::LinkTxDone(_) => link.on_tx_done(t, events),
-                Event::LinkIngress(_) => assert!(link.on_ingress(t, events).is_none(), "no drop expected here"),
+                Event::LinkTxDone(_) => link.on_tx_done(t, events, lines),
+                Event::LinkIngress(_) => assert!(link.on_ingress(t, events, lines).is_none(), "no drop expected here"),
                 Event::LinkArrival(_) => {
-                    let p = link.on_arrival(t, events);
+                    let p = link.on_arrival(t, events, lines);
                     if let Payload::Data { seq, .. } = p.payload {
                         arrivals.push((t.0, seq.get()));
                     }
@@ -811,16 +810,17 @@ mod tests {
     /// simulation would; then run to the end. Returns the arrivals as (time, seq) and the dropped seqs.
     fn feed(link: &mut Link, offered: &[(u64, Packet)]) -> (Vec<(u64, u64)>, Vec<u64>) {
         let mut events = EventQueue::new();
+        let mut lines = LinePool::default();
         let mut arrived = vec![];
         let mut dropped = vec![];
         for (at, p) in offered {
-            arrived.extend(advance(link, &mut events, at.saturating_sub(1)));
-            if let Some(d) = link.enqueue(SimTime(*at), *p, &mut events) {
+            arrived.extend(advance(link, &mut events, &mut lines, at.saturating_sub(1)));
+            if let Some(d) = link.enqueue(SimTime(*at), *p, &mut events, &mut lines) {
                 let Payload::Data { seq, .. } = d.payload else { unreachable!() };
                 dropped.push(seq.get());
             }
         }
-        arrived.extend(drain(link, &mut events));
+        arrived.extend(drain(link, &mut events, &mut lines));
         (arrived, dropped)
     }
 
@@ -829,11 +829,12 @@ mod tests {
         // Three packets offered at t=0, 1 ms each, 10 ms delay: arrivals at 11, 12, 13 ms.
         for buffer in droptails(10) {
             let mut events = EventQueue::new();
+            let mut lines = LinePool::default();
             let mut l = link(buffer, 10);
             for s in 0..3 {
-                assert!(l.enqueue(SimTime(0), data_packet(s, 1500), &mut events).is_none());
+                assert!(l.enqueue(SimTime(0), data_packet(s, 1500), &mut events, &mut lines).is_none());
             }
-            assert_eq!(drain(&mut l, &mut events), vec![(11 * MS, 0), (12 * MS, 1), (13 * MS, 2)]);
+            assert_eq!(drain(&mut l, &mut events, &mut lines), vec![(11 * MS, 0), (12 * MS, 1), (13 * MS, 2)]);
         }
     }
 
@@ -850,10 +851,11 @@ mod tests {
         let mut vector = link(Buffer::Fifo(FifoBuffer::new(2, None)), 10).handing_off();
         assert!(plain.hands_off_plainly());
         let mut events = EventQueue::new();
+        let mut lines = LinePool::default();
         for ((at, seq), want) in offered.into_iter().zip(expected) {
             let got = plain.hand_off_plainly(SimTime(at), data_packet(seq, 1500));
             assert_eq!(got.map(|(t, p)| (t.0, seq_of(&p))), want.map(|t| (t, seq)));
-            vector.enqueue(SimTime(at), data_packet(seq, 1500), &mut events);
+            vector.enqueue(SimTime(at), data_packet(seq, 1500), &mut events, &mut lines);
             assert_eq!(vector.take_single_handed_off().map(|(t, p)| (t.0, seq_of(&p))), want.map(|t| (t, seq)));
         }
         assert!(events.is_empty(), "a hand-off link schedules nothing");
@@ -867,19 +869,20 @@ mod tests {
         // Limit 2: one packet on the wire + one waiting; the third is dropped (ns-2 DropTail semantics).
         for buffer in droptails(2) {
             let mut events = EventQueue::new();
+            let mut lines = LinePool::default();
             let mut l = link(buffer, 0);
-            assert!(l.enqueue(SimTime(0), data_packet(0, 1500), &mut events).is_none());
-            assert!(l.enqueue(SimTime(0), data_packet(1, 1500), &mut events).is_none());
-            assert!(l.enqueue(SimTime(0), data_packet(2, 1500), &mut events).is_some());
+            assert!(l.enqueue(SimTime(0), data_packet(0, 1500), &mut events, &mut lines).is_none());
+            assert!(l.enqueue(SimTime(0), data_packet(1, 1500), &mut events, &mut lines).is_none());
+            assert!(l.enqueue(SimTime(0), data_packet(2, 1500), &mut events, &mut lines).is_some());
             // At exactly 1 ms the first leaves and the second starts, but ns-2 handles an arrival at that
             // instant first: the second still waits, 1 + 1 >= 2, dropped. (The scheduled queue gets the
             // same order: its transmitter event at 1 ms fires after the arrival.)
-            let mut arrived = advance(&mut l, &mut events, MS - 1);
-            assert!(l.enqueue(SimTime(MS), data_packet(3, 1500), &mut events).is_some());
+            let mut arrived = advance(&mut l, &mut events, &mut lines, MS - 1);
+            assert!(l.enqueue(SimTime(MS), data_packet(3, 1500), &mut events, &mut lines).is_some());
             // 1 ns later the second is on the wire (1-2 ms): room for one more, sent 2-3 ms.
-            arrived.extend(advance(&mut l, &mut events, MS));
-            assert!(l.enqueue(SimTime(MS + 1), data_packet(4, 1500), &mut events).is_none());
-            arrived.extend(drain(&mut l, &mut events));
+            arrived.extend(advance(&mut l, &mut events, &mut lines, MS));
+            assert!(l.enqueue(SimTime(MS + 1), data_packet(4, 1500), &mut events, &mut lines).is_none());
+            arrived.extend(drain(&mut l, &mut events, &mut lines));
             assert_eq!(arrived, vec![(MS, 0), (2 * MS, 1), (3 * MS, 4)]);
             assert_eq!(l.counters(SimTime(10 * MS)).drops, 2);
         }
@@ -891,12 +894,13 @@ mod tests {
         // at 0.5 ms, half of it has accrued and one packet waits.
         for buffer in droptails(5) {
             let mut events = EventQueue::new();
+            let mut lines = LinePool::default();
             let mut l = link(buffer, 0);
-            l.enqueue(SimTime(0), data_packet(0, 1500), &mut events);
-            l.enqueue(SimTime(0), data_packet(1, 1500), &mut events);
+            l.enqueue(SimTime(0), data_packet(0, 1500), &mut events, &mut lines);
+            l.enqueue(SimTime(0), data_packet(1, 1500), &mut events, &mut lines);
             assert_eq!(l.counters(SimTime(MS / 2)).queue_area, 500_000);
             assert_eq!(l.queue_packets(SimTime(MS / 2)), 1);
-            drain(&mut l, &mut events);
+            drain(&mut l, &mut events, &mut lines);
             assert_eq!(l.counters(SimTime(10 * MS)).queue_area, 1_000_000);
             assert_eq!(l.counters(SimTime(10 * MS)).drops, 0);
         }
@@ -912,9 +916,10 @@ mod tests {
         // - at 2 ms the packet starting then no longer waits (a tie counts as started): one waits, 1 ms
         //   remaining, 5 ms accrued; and from 3 ms on none waits and all 6 ms have accrued.
         let mut events = EventQueue::new();
+        let mut lines = LinePool::default();
         let mut l = link(Buffer::Fifo(FifoBuffer::new(10, None)), 0);
         for seq in 0..4 {
-            l.enqueue(SimTime(0), data_packet(seq, 1500), &mut events);
+            l.enqueue(SimTime(0), data_packet(seq, 1500), &mut events, &mut lines);
         }
         let at = |l: &Link, t: u64| (l.queue_packets(SimTime(t)), l.queue_bytes(SimTime(t)), l.counters(SimTime(t)).queue_area);
         assert_eq!(at(&l, MS / 2), (3, 4500, 1_500_000));
@@ -941,6 +946,7 @@ mod tests {
         }
         let run = |buffer: Buffer| {
             let mut events = EventQueue::new();
+            let mut lines = LinePool::default();
             let mut l = link(buffer, 3);
             let mut delivered = vec![];
             let mut dropped = vec![];
@@ -949,16 +955,16 @@ mod tests {
                 while events.peek_time().is_some_and(|e| e.0 < at) {
                     let (et, ev) = events.pop().unwrap();
                     match ev {
-                        Event::LinkTxDone(_) => l.on_tx_done(et, &mut events),
-                        Event::LinkArrival(_) => delivered.push((et.0, l.on_arrival(et, &mut events).payload)),
+                        Event::LinkTxDone(_) => l.on_tx_done(et, &mut events, &mut lines),
+                        Event::LinkArrival(_) => delivered.push((et.0, l.on_arrival(et, &mut events, &mut lines).payload)),
                         _ => unreachable!(),
                     }
                 }
-                if l.enqueue(SimTime(at), data_packet(seq, 1500), &mut events).is_some() {
+                if l.enqueue(SimTime(at), data_packet(seq, 1500), &mut events, &mut lines).is_some() {
                     dropped.push(seq);
                 }
             }
-            let rest: Vec<(u64, u64)> = drain(&mut l, &mut events);
+            let rest: Vec<(u64, u64)> = drain(&mut l, &mut events, &mut lines);
             (delivered.len() + rest.len(), dropped, l.counters(SimTime(u64::MAX / 2)).queue_area)
         };
         let [fifo, scheduled] = droptails(4);
@@ -973,19 +979,21 @@ mod tests {
         // Arrivals at 0, 0 and 5 ms (the last offered early, as a hand-off does) on a 1 ms/packet link:
         // transmissions 0-1, 1-2, 5-6 ms; with 10 ms delay, arrivals 11, 12, 16 ms.
         let mut events = EventQueue::new();
+        let mut lines = LinePool::default();
         let mut l = link(Buffer::Unbounded, 10);
-        l.enqueue(SimTime(0), data_packet(0, 1500), &mut events);
-        l.enqueue(SimTime(0), data_packet(1, 1500), &mut events);
-        l.enqueue(SimTime(5 * MS), data_packet(2, 1500), &mut events);
-        assert_eq!(drain(&mut l, &mut events), vec![(11 * MS, 0), (12 * MS, 1), (16 * MS, 2)]);
+        l.enqueue(SimTime(0), data_packet(0, 1500), &mut events, &mut lines);
+        l.enqueue(SimTime(0), data_packet(1, 1500), &mut events, &mut lines);
+        l.enqueue(SimTime(5 * MS), data_packet(2, 1500), &mut events, &mut lines);
+        assert_eq!(drain(&mut l, &mut events, &mut lines), vec![(11 * MS, 0), (12 * MS, 1), (16 * MS, 2)]);
     }
 
     #[test]
     fn hand_off_link_gives_packets_with_their_arrival_time() {
         let mut events = EventQueue::new();
+        let mut lines = LinePool::default();
         let mut l = link(Buffer::Fifo(FifoBuffer::new(5, None)), 10).handing_off();
-        l.enqueue(SimTime(0), data_packet(0, 1500), &mut events);
-        l.enqueue(SimTime(0), data_packet(1, 1500), &mut events);
+        l.enqueue(SimTime(0), data_packet(0, 1500), &mut events, &mut lines);
+        l.enqueue(SimTime(0), data_packet(1, 1500), &mut events, &mut lines);
         let mut out = vec![];
         l.take_handed_off(&mut out);
         assert_eq!(out.iter().map(|(t, _)| t.0).collect::<Vec<_>>(), vec![11 * MS, 12 * MS]);
@@ -997,12 +1005,13 @@ mod tests {
         // 12 Mbit/s, 10 ms: one packet at 0 arrives at 11 ms and is taken alone; two more at 20 ms (the
         // first on the wire 20-21 ms, the second 21-22 ms) are both left for `take_handed_off`, in order.
         let mut events = EventQueue::new();
+        let mut lines = LinePool::default();
         let mut l = link(Buffer::Fifo(FifoBuffer::new(5, None)), 10).handing_off();
-        l.enqueue(SimTime(0), data_packet(0, 1500), &mut events);
+        l.enqueue(SimTime(0), data_packet(0, 1500), &mut events, &mut lines);
         assert_eq!(l.take_single_handed_off().map(|(t, _)| t.0), Some(11 * MS));
         assert!(l.take_single_handed_off().is_none());
-        l.enqueue(SimTime(20 * MS), data_packet(1, 1500), &mut events);
-        l.enqueue(SimTime(20 * MS), data_packet(2, 1500), &mut events);
+        l.enqueue(SimTime(20 * MS), data_packet(1, 1500), &mut events, &mut lines);
+        l.enqueue(SimTime(20 * MS), data_packet(2, 1500), &mut events, &mut lines);
         assert!(l.take_single_handed_off().is_none());
         let mut out = vec![];
         l.take_handed_off(&mut out);
@@ -1012,14 +1021,15 @@ mod tests {
     #[test]
     fn packet_errors_drop_about_the_configured_fraction() {
         let mut events = EventQueue::new();
+        let mut lines = LinePool::default();
         let mut l = Link::new(0, Rate::from_bps(1_000_000_000_000), SimDuration::ZERO, Buffer::Fifo(FifoBuffer::new(10, None)))
             .with_packet_errors(0.2, SimRng::new(3, 0));
         let mut t = 0;
         for s in 0..10_000 {
             t += 1_000;
-            l.enqueue(SimTime(t), data_packet(s, 1500), &mut events);
+            l.enqueue(SimTime(t), data_packet(s, 1500), &mut events, &mut lines);
         }
-        let arrived = drain(&mut l, &mut events).len();
+        let arrived = drain(&mut l, &mut events, &mut lines).len();
         // 8000 expected, binomial sd = 40.
         assert!((7_800..=8_200).contains(&arrived), "{arrived}");
         assert_eq!(l.counters(SimTime(t)).error_drops as usize + arrived, 10_000);
@@ -1193,11 +1203,12 @@ mod tests {
         // Any buffer in front of a bearer becomes a scheduled DropTail with the same limits (2 packets:
         // one on the wire, one waiting, the third dropped), an unbounded one without a limit.
         let mut events = EventQueue::new();
+        let mut lines = LinePool::default();
         let mut l = link(Buffer::Fifo(FifoBuffer::new(2, None)), 0).with_capacity(bearer_12_24());
         assert!(matches!(l.buffer, Buffer::Scheduled(_)));
-        assert!(l.enqueue(SimTime(0), data_packet(0, 1500), &mut events).is_none());
-        assert!(l.enqueue(SimTime(0), data_packet(1, 1500), &mut events).is_none());
-        assert!(l.enqueue(SimTime(0), data_packet(2, 1500), &mut events).is_some());
+        assert!(l.enqueue(SimTime(0), data_packet(0, 1500), &mut events, &mut lines).is_none());
+        assert!(l.enqueue(SimTime(0), data_packet(1, 1500), &mut events, &mut lines).is_none());
+        assert!(l.enqueue(SimTime(0), data_packet(2, 1500), &mut events, &mut lines).is_some());
         let l = link(Buffer::Unbounded, 0).with_capacity(bearer_12_24());
         assert!(matches!(l.buffer, Buffer::Scheduled(_)));
     }
@@ -1314,6 +1325,7 @@ mod tests {
         // Packets every 10 us into a hand-off link with 5 us + uniform[0, 100 us] processing: the packets
         // overtake nothing, and the link hands each off when it is transmitted (at its LinkIngress).
         let mut events = EventQueue::new();
+        let mut lines = LinePool::default();
         let mut l = Link::new(0, Rate::from_bps(1_000_000_000), SimDuration::from_millis(1), Buffer::Fifo(FifoBuffer::new(1_000, None)))
             .with_processing_delay(SimDuration::from_micros(5), SimDuration::from_micros(100), SimRng::new(2, 2))
             .handing_off();
@@ -1323,13 +1335,13 @@ mod tests {
             while events.peek_time().is_some_and(|t| t.0 < at) {
                 let (t, ev) = events.pop().unwrap();
                 assert_eq!(ev, Event::LinkIngress(0));
-                assert!(l.on_ingress(t, &mut events).is_none());
+                assert!(l.on_ingress(t, &mut events, &mut lines).is_none());
                 l.take_handed_off(&mut handed);
             }
-            l.enqueue(SimTime(at), data_packet(s, 1500), &mut events);
+            l.enqueue(SimTime(at), data_packet(s, 1500), &mut events, &mut lines);
         }
         while let Some((t, _)) = events.pop() {
-            l.on_ingress(t, &mut events);
+            l.on_ingress(t, &mut events, &mut lines);
             l.take_handed_off(&mut handed);
         }
         assert_eq!(handed.len(), 1_000);

@@ -5,6 +5,7 @@ pub mod bearer;
 pub mod capacity;
 pub mod delay;
 pub mod line;
+pub mod line_pool;
 pub mod link;
 pub mod loss;
 pub mod outage;

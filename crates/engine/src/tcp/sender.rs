@@ -606,19 +606,18 @@ impl Sender {
         if !self.started {
             return;
         }
+        // Each pass takes the pacing wake-up that was pending and leaves only the one it decides on: a
+        // due one is spent whichever branch runs (left set, it kept the timer due, and a paced sender
+        // in F-RTO woke at the same instant for ever: BBR with `frto`, 30 % random loss).
+        let pending_wakeup = self.pacing_wakeup.take();
         if self.frto.is_some() {
-            // F-RTO's probes go out whatever pacing says. A pacing wake-up from before the timeout that
-            // has come due is spent here: left set, it kept the timer due, and a paced sender with F-RTO
-            // woke at the same instant for ever (BBR with `frto`, 30 % random loss).
-            if self.pacing_wakeup.is_some_and(|wakeup| now >= wakeup) {
-                self.pacing_wakeup = None;
-            }
+            // F-RTO's probes go out whatever pacing says; a wake-up not yet due stays armed.
+            self.pacing_wakeup = pending_wakeup.filter(|&wakeup| now < wakeup);
             self.send_frto_probes(now, out);
             return;
         }
         let cwnd = self.cc.cwnd();
         let pacing_rate = self.cc.pacing_rate_bps();
-        self.pacing_wakeup = None;
         let mut window = self.recovery.window_for_sending(cwnd, self.sb.in_flight());
         while self.sb.in_flight() < window {
             if (pacing_rate.is_some() || self.burst.is_some()) && now < self.next_send_time {
