@@ -591,8 +591,7 @@ impl Sender {
             if let Some(probe) = &mut self.frto {
                 probe.new_allowed -= 1;
             }
-            let seq = self.sb.push_new(now);
-            self.emit(seq, false, now, out);
+            self.send_new(now, out);
         }
         if self.rto_deadline.is_none() && self.sb.packets_out() > 0 {
             self.rto_deadline = Some(now + self.rto());
@@ -628,8 +627,7 @@ impl Sender {
             if let Some(seq) = self.sb.next_retransmit() {
                 self.retransmit(seq, now, out);
             } else if self.may_send_new(now) {
-                let seq = self.sb.push_new(now);
-                self.emit(seq, false, now, out);
+                self.send_new(now, out);
             } else {
                 self.check_app_limited(now);
                 break;
@@ -671,7 +669,26 @@ impl Sender {
         window_open && data_left && self.cfg.stop.map_or(true, |stop| now < stop)
     }
 
+    /// The next new segment leaves now.
+    #[inline(always)]
+    fn send_new(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let seq = match &mut self.rate {
+            // It starts a sampling flight when nothing else is outstanding (`tcp_rate_skb_sent`).
+            Some(rate) => {
+                let stamp = rate.on_send(now, self.sb.packets_out() == 0);
+                self.sb.push_new_stamped(now, stamp)
+            }
+            None => self.sb.push_new(now),
+        };
+        self.emit(seq, false, now, out);
+    }
+
     fn retransmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
+        if let Some(rate) = &mut self.rate {
+            // Something is outstanding (this segment): never the start of a sampling flight.
+            let stamp = rate.on_send(now, false);
+            self.sb.set_tx_stamp(seq, stamp);
+        }
         self.sb.on_retransmit(seq, now);
         self.counters.retransmissions += 1;
         if seq == self.sb.snd_una() && self.ns2_rto.is_none() {
@@ -682,14 +699,9 @@ impl Sender {
         self.emit(seq, true, now, out);
     }
 
+    /// Hand segment `seq` to the network (its delivery-rate stamp, if any, is already set).
     #[inline(always)]
     fn emit(&mut self, seq: u64, retransmission: bool, now: SimTime, out: &mut Vec<Packet>) {
-        if let Some(rate) = &mut self.rate {
-            // A new segment was just pushed: it is alone in flight when nothing else was outstanding.
-            let idle = !retransmission && self.sb.packets_out() == 1;
-            let stamp = rate.on_send(now, idle);
-            self.sb.set_tx_stamp(seq, stamp);
-        }
         self.counters.packets_sent += 1;
         // RFC 3168 section 6.1.5: retransmissions are not ECN-capable; CWR rides on new data.
         let ecn = if self.cfg.ecn && !retransmission { Ecn::Ect } else { Ecn::NotEct };
