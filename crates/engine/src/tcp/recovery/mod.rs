@@ -109,6 +109,12 @@ pub trait LossRecovery: Send {
         false
     }
 
+    /// Whether the window for sending is always cwnd (`window_for_sending` and `window_after_sending`
+    /// keep their defaults): the sender then asks neither, two calls per packet sent. Read once.
+    fn sends_within_cwnd(&self) -> bool {
+        true
+    }
+
     /// A sending opportunity with `pipe` packets in flight: segments go out while pipe is below the
     /// returned window (cwnd itself unless the rule lets more out).
     fn window_for_sending(&mut self, cwnd: u32, _pipe: u32) -> u32 {
