@@ -666,25 +666,40 @@ impl Simulation {
         self.pass_on_handed_off(first);
     }
 
-    /// Lazy timers: one heap event per endpoint; a later deadline is picked up when the event fires.
+    /// Lazy timers: one heap event per endpoint; a later deadline is picked up when the event fires. Most
+    /// calls (after every ACK) find the event in the heap early enough, so that test stays inline at the
+    /// call site and only a new event pays for the call.
+    #[inline(always)]
     fn arm_sender_timer(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
         if let Some(d) = flow.sender.timer_deadline() {
             if flow.sender_timer.map_or(true, |s| d < s) {
-                self.events.schedule(d, Event::SenderTimer(f));
                 flow.sender_timer = Some(d);
+                self.schedule_sender_timer(f, d);
             }
         }
     }
 
+    #[inline(never)]
+    fn schedule_sender_timer(&mut self, f: u32, d: SimTime) {
+        self.events.schedule(d, Event::SenderTimer(f));
+    }
+
+    /// As `arm_sender_timer` (a receiver without delayed ACKs never has a deadline).
+    #[inline(always)]
     fn arm_receiver_timer(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
         if let Some(d) = flow.receiver.timer_deadline() {
             if flow.receiver_timer.map_or(true, |s| d < s) {
-                self.events.schedule(d, Event::ReceiverTimer(f));
                 flow.receiver_timer = Some(d);
+                self.schedule_receiver_timer(f, d);
             }
         }
+    }
+
+    #[inline(never)]
+    fn schedule_receiver_timer(&mut self, f: u32, d: SimTime) {
+        self.events.schedule(d, Event::ReceiverTimer(f));
     }
 
     /// A transfer's last segment was acknowledged: record it in its group, and give a traffic source's
