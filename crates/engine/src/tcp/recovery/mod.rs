@@ -126,3 +126,26 @@ pub trait LossRecovery: Send {
         cwnd
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rule_that_sends_within_cwnd_answers_cwnd_for_any_pipe() {
+        // The sender skips both window calls for such a rule (`sends_within_cwnd`), so their answer must
+        // be cwnd whatever pipe is: 10 with pipe 0, 9, 10 or 25, before and after a packet is sent.
+        // Rate-halving (`linux-2.6`) and PRR let more or fewer out during recovery: they say false.
+        for recovery in [Recovery::Sack, Recovery::Newreno, Recovery::Linux26, Recovery::Prr, Recovery::PrrRfc6937] {
+            let mut rule = recovery.build();
+            let within = matches!(recovery, Recovery::Sack | Recovery::Newreno);
+            assert_eq!(rule.sends_within_cwnd(), within, "{recovery:?}");
+            if within {
+                for pipe in [0, 9, 10, 25] {
+                    assert_eq!(rule.window_for_sending(10, pipe), 10, "{recovery:?} pipe {pipe}");
+                    assert_eq!(rule.window_after_sending(10, pipe), 10, "{recovery:?} pipe {pipe}");
+                }
+            }
+        }
+    }
+}
