@@ -162,6 +162,7 @@ impl Sender {
             ns2_rto: cfg.recovery.uses_ns2_timer().then(|| Ns2Rto::new(cfg.rto_min)),
             window_is_cwnd: recovery.sends_within_cwnd(),
             recovery,
+            // A rate of 0 paces as 1 bit/s (`bps.max(1)` in `send_what_is_allowed`).
             pacing_gap: (0, Rate::from_bps(1).tx_time(cfg.packet_size)),
             cfg,
             cc,
