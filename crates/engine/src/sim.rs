@@ -500,10 +500,10 @@ impl Simulation {
                     return; // superseded by an earlier deadline
                 }
                 flow.sender_timer = None;
-                if flow.sender.timer_deadline().is_some_and(|d| d <= now) {
-                    flow.sender.on_timer(now, &mut self.out);
-                    self.inject(f, Direction::Forward);
-                }
+                // `on_timer` itself does nothing unless a deadline is due (nearly every event here is a
+                // pacing wake-up that is), so the deadline is not computed for a test first.
+                flow.sender.on_timer(now, &mut self.out);
+                self.inject(f, Direction::Forward);
                 self.arm_sender_timer(f);
             }
             Event::ReceiverTimer(f) => {
@@ -654,11 +654,18 @@ impl Simulation {
         }
     }
 
-    /// Put the packets an endpoint just emitted on the first link of their path.
+    /// Put the packets an endpoint just emitted on the first link of their path. Often there are none (a
+    /// paced sender's ACKs mostly send nothing: its timer does), so that test stays inline at the call
+    /// site and only a non-empty batch pays for the call.
+    #[inline(always)]
     fn inject(&mut self, f: u32, dir: Direction) {
-        if self.out.is_empty() {
-            return;
+        if !self.out.is_empty() {
+            self.inject_emitted(f, dir);
         }
+    }
+
+    #[inline(never)]
+    fn inject_emitted(&mut self, f: u32, dir: Direction) {
         let first = self.routes.first_hop(f, dir) as usize;
         let link = &mut self.links[first];
         // Copied out and cleared after, rather than drained: a drain's set-up and drop cost more than the
@@ -671,25 +678,40 @@ impl Simulation {
         self.pass_on_handed_off(first);
     }
 
-    /// Lazy timers: one heap event per endpoint; a later deadline is picked up when the event fires.
+    /// Lazy timers: one heap event per endpoint; a later deadline is picked up when the event fires. Most
+    /// calls (after every ACK) find the event in the heap early enough, so that test stays inline at the
+    /// call site and only a new event pays for the call.
+    #[inline(always)]
     fn arm_sender_timer(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
         if let Some(d) = flow.sender.timer_deadline() {
             if flow.sender_timer.map_or(true, |s| d < s) {
-                self.events.schedule(d, Event::SenderTimer(f));
                 flow.sender_timer = Some(d);
+                self.schedule_sender_timer(f, d);
             }
         }
     }
 
+    #[inline(never)]
+    fn schedule_sender_timer(&mut self, f: u32, d: SimTime) {
+        self.events.schedule(d, Event::SenderTimer(f));
+    }
+
+    /// As `arm_sender_timer` (a receiver without delayed ACKs never has a deadline).
+    #[inline(always)]
     fn arm_receiver_timer(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
         if let Some(d) = flow.receiver.timer_deadline() {
             if flow.receiver_timer.map_or(true, |s| d < s) {
-                self.events.schedule(d, Event::ReceiverTimer(f));
                 flow.receiver_timer = Some(d);
+                self.schedule_receiver_timer(f, d);
             }
         }
+    }
+
+    #[inline(never)]
+    fn schedule_receiver_timer(&mut self, f: u32, d: SimTime) {
+        self.events.schedule(d, Event::ReceiverTimer(f));
     }
 
     /// A transfer's last segment was acknowledged: record it in its group, and give a traffic source's

@@ -163,10 +163,16 @@ impl Scoreboard {
 
     /// Record the first transmission of the next new segment; returns its number.
     pub fn push_new(&mut self, now: SimTime) -> u64 {
+        self.push_new_stamped(now, TxStamp::default())
+    }
+
+    /// `push_new` with the segment's delivery-rate stamp (kept only when rate sampling is on): one push,
+    /// rather than a default stamp overwritten through a second index.
+    pub fn push_new_stamped(&mut self, now: SimTime, stamp: TxStamp) -> u64 {
         let seq = self.snd_nxt();
         self.segs.push_back(Segment { sent_at: now, flags: 0, sacked_run: 0 });
         if let Some(stamps) = &mut self.rate_stamps {
-            stamps.push_back(TxStamp::default());
+            stamps.push_back(stamp);
         }
         seq
     }

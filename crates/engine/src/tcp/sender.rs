@@ -104,6 +104,8 @@ pub struct Sender {
     cc: Box<dyn CongestionControl>,
     /// The loss-recovery rule (`cfg.recovery`).
     recovery: Box<dyn LossRecovery>,
+    /// The rule's window for sending is cwnd (`LossRecovery::sends_within_cwnd`).
+    window_is_cwnd: bool,
     sb: Scoreboard,
     rtt: RttEstimator,
     /// `linux-2.6` mode: ns-2's retransmission timer, which then replaces `rtt`'s RTO (RTT samples for the
@@ -122,6 +124,9 @@ pub struct Sender {
     next_send_time: SimTime,
     /// Pacing held back a segment the window allowed: wake up then.
     pacing_wakeup: Option<SimTime>,
+    /// The last pacing rate (bit/s) and the gap it gives between packets: the rate changes a few times
+    /// per round trip, a packet leaves every gap.
+    pacing_gap: (u64, SimDuration),
     /// ECN: the last segment sent when the window was last reduced for an echo; no new reduction until
     /// it is acknowledged (once per window, RFC 3168 section 6.1.2).
     ecn_recover: Option<u64>,
@@ -151,10 +156,14 @@ impl Sender {
         let rtt_histogram = cfg.rtt_histogram.then(RttHistogram::default);
         let growth_clamp = cfg.cwnd_clamp.filter(|&clamp| !cc.set_cwnd_clamp(clamp));
         let sb = if wants_rate { Scoreboard::with_rate_stamps() } else { Scoreboard::new() };
+        let recovery = cfg.recovery.build();
         Sender {
             rtt: RttEstimator::new(cfg.rto_min),
             ns2_rto: cfg.recovery.uses_ns2_timer().then(|| Ns2Rto::new(cfg.rto_min)),
-            recovery: cfg.recovery.build(),
+            window_is_cwnd: recovery.sends_within_cwnd(),
+            recovery,
+            // A rate of 0 paces as 1 bit/s (`bps.max(1)` in `send_what_is_allowed`).
+            pacing_gap: (0, Rate::from_bps(1).tx_time(cfg.packet_size)),
             cfg,
             cc,
             sb,
@@ -591,8 +600,7 @@ impl Sender {
             if let Some(probe) = &mut self.frto {
                 probe.new_allowed -= 1;
             }
-            let seq = self.sb.push_new(now);
-            self.emit(seq, false, now, out);
+            self.send_new(now, out);
         }
         if self.rto_deadline.is_none() && self.sb.packets_out() > 0 {
             self.rto_deadline = Some(now + self.rto());
@@ -618,7 +626,7 @@ impl Sender {
         }
         let cwnd = self.cc.cwnd();
         let pacing_rate = self.cc.pacing_rate_bps();
-        let mut window = self.recovery.window_for_sending(cwnd, self.sb.in_flight());
+        let mut window = if self.window_is_cwnd { cwnd } else { self.recovery.window_for_sending(cwnd, self.sb.in_flight()) };
         while self.sb.in_flight() < window {
             if (pacing_rate.is_some() || self.burst.is_some()) && now < self.next_send_time {
                 self.pacing_wakeup = Some(self.next_send_time);
@@ -627,18 +635,22 @@ impl Sender {
             if let Some(seq) = self.sb.next_retransmit() {
                 self.retransmit(seq, now, out);
             } else if self.may_send_new(now) {
-                let seq = self.sb.push_new(now);
-                self.emit(seq, false, now, out);
+                self.send_new(now, out);
             } else {
                 self.check_app_limited(now);
                 break;
             }
             if let Some(bps) = pacing_rate {
-                self.next_send_time = now + Rate::from_bps(bps.max(1)).tx_time(self.cfg.packet_size);
+                if bps != self.pacing_gap.0 {
+                    self.pacing_gap = (bps, Rate::from_bps(bps.max(1)).tx_time(self.cfg.packet_size));
+                }
+                self.next_send_time = now + self.pacing_gap.1;
             } else if let Some(hold) = self.burst.as_mut().and_then(|b| b.on_send(now)) {
                 self.next_send_time = hold;
             }
-            window = self.recovery.window_after_sending(cwnd, self.sb.in_flight());
+            if !self.window_is_cwnd {
+                window = self.recovery.window_after_sending(cwnd, self.sb.in_flight());
+            }
         }
         if self.rto_deadline.is_none() && self.sb.packets_out() > 0 {
             self.rto_deadline = Some(now + self.rto());
@@ -670,7 +682,26 @@ impl Sender {
         window_open && data_left && self.cfg.stop.map_or(true, |stop| now < stop)
     }
 
+    /// The next new segment leaves now.
+    #[inline(always)]
+    fn send_new(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let seq = match &mut self.rate {
+            // It starts a sampling flight when nothing else is outstanding (`tcp_rate_skb_sent`).
+            Some(rate) => {
+                let stamp = rate.on_send(now, self.sb.packets_out() == 0);
+                self.sb.push_new_stamped(now, stamp)
+            }
+            None => self.sb.push_new(now),
+        };
+        self.emit(seq, false, now, out);
+    }
+
     fn retransmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
+        if let Some(rate) = &mut self.rate {
+            // Something is outstanding (this segment): never the start of a sampling flight.
+            let stamp = rate.on_send(now, false);
+            self.sb.set_tx_stamp(seq, stamp);
+        }
         self.sb.on_retransmit(seq, now);
         self.counters.retransmissions += 1;
         if seq == self.sb.snd_una() && self.ns2_rto.is_none() {
@@ -681,14 +712,9 @@ impl Sender {
         self.emit(seq, true, now, out);
     }
 
+    /// Hand segment `seq` to the network (its delivery-rate stamp, if any, is already set).
     #[inline(always)]
     fn emit(&mut self, seq: u64, retransmission: bool, now: SimTime, out: &mut Vec<Packet>) {
-        if let Some(rate) = &mut self.rate {
-            // A new segment was just pushed: it is alone in flight when nothing else was outstanding.
-            let idle = !retransmission && self.sb.packets_out() == 1;
-            let stamp = rate.on_send(now, idle);
-            self.sb.set_tx_stamp(seq, stamp);
-        }
         self.counters.packets_sent += 1;
         // RFC 3168 section 6.1.5: retransmissions are not ECN-capable; CWR rides on new data.
         let ecn = if self.cfg.ecn && !retransmission { Ecn::Ect } else { Ecn::NotEct };

@@ -109,6 +109,12 @@ pub trait LossRecovery: Send {
         false
     }
 
+    /// Whether the window for sending is always cwnd (`window_for_sending` and `window_after_sending`
+    /// keep their defaults): the sender then asks neither, two calls per packet sent. Read once.
+    fn sends_within_cwnd(&self) -> bool {
+        true
+    }
+
     /// A sending opportunity with `pipe` packets in flight: segments go out while pipe is below the
     /// returned window (cwnd itself unless the rule lets more out).
     fn window_for_sending(&mut self, cwnd: u32, _pipe: u32) -> u32 {
@@ -118,5 +124,28 @@ pub trait LossRecovery: Send {
     /// One segment was sent, leaving `pipe` in flight: the window for the next one.
     fn window_after_sending(&mut self, cwnd: u32, _pipe: u32) -> u32 {
         cwnd
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rule_that_sends_within_cwnd_answers_cwnd_for_any_pipe() {
+        // The sender skips both window calls for such a rule (`sends_within_cwnd`), so their answer must
+        // be cwnd whatever pipe is: 10 with pipe 0, 9, 10 or 25, before and after a packet is sent.
+        // Rate-halving (`linux-2.6`) and PRR let more or fewer out during recovery: they say false.
+        for recovery in [Recovery::Sack, Recovery::Newreno, Recovery::Linux26, Recovery::Prr, Recovery::PrrRfc6937] {
+            let mut rule = recovery.build();
+            let within = matches!(recovery, Recovery::Sack | Recovery::Newreno);
+            assert_eq!(rule.sends_within_cwnd(), within, "{recovery:?}");
+            if within {
+                for pipe in [0, 9, 10, 25] {
+                    assert_eq!(rule.window_for_sending(10, pipe), 10, "{recovery:?} pipe {pipe}");
+                    assert_eq!(rule.window_after_sending(10, pipe), 10, "{recovery:?} pipe {pipe}");
+                }
+            }
+        }
     }
 }

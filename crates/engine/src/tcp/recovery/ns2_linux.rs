@@ -85,6 +85,10 @@ impl LossRecovery for Ns2Linux {
         true
     }
 
+    fn sends_within_cwnd(&self) -> bool {
+        false
+    }
+
     fn window_for_sending(&mut self, cwnd: u32, pipe: u32) -> u32 {
         self.allowance = self.allowance.min(pipe + 1);
         cwnd.max(self.allowance)

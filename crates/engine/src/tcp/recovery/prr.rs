@@ -144,6 +144,10 @@ impl LossRecovery for Prr {
         self.active = false;
     }
 
+    fn sends_within_cwnd(&self) -> bool {
+        false
+    }
+
     fn window_for_sending(&mut self, cwnd: u32, pipe: u32) -> u32 {
         if !self.active {
             self.pending = None;
