@@ -105,6 +105,25 @@ def test_run_out_and_quiet(example, fake_engine, capsys, tmp_path):
     assert (tmp_path / "r" / "summary.parquet").exists()
 
 
+@pytest.mark.parametrize("command", [["run", "EXAMPLE", "--quiet"], ["report"], ["response", "--no-simulation"]])
+def test_an_out_folder_that_cannot_be_made_is_one_error_line(command, example, fake_engine, capsys, tmp_path,
+                                                             monkeypatch):
+    # A file where the folder's parent should be: mkdir fails with NotADirectoryError. Before, `cclab run`
+    # simulated the whole run and then printed a traceback from pathlib; `report` and `response` likewise.
+    in_the_way = tmp_path / "a-file"
+    in_the_way.write_text("")
+    if command[0] == "run":  # checked before the simulation, not after it
+        monkeypatch.setattr(cclab.engine, "load_engine", lambda: pytest.fail("the engine ran before --out was checked"))
+    args = [str(example) if a == "EXAMPLE" else a for a in command]
+    if command[0] == "report":  # an empty store: every study of it (none), then the index page in OUT
+        args = ["report", "--store", str(tmp_path / "store")]
+    status, out, err = invoke(capsys, *args, "--out", str(in_the_way / "out"))
+    assert status == 2, err
+    assert "Traceback" not in err
+    assert err.strip() == (f"error: --out: the folder {in_the_way / 'out'} cannot be created (Not a directory); "
+                           "use a folder you can write")
+
+
 def test_algorithms(fake_engine, capsys):
     status, out, _ = invoke(capsys, "algorithms", "--json")
     assert status == 0 and [a["name"] for a in json.loads(out)] == ["newreno", "cubic"]
