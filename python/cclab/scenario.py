@@ -19,7 +19,7 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, InstanceOf,
                       field_validator, model_validator)
 
 from . import _toml
-from .engine import algorithm_names, canonical_algorithm, queue_names, queue_parameters
+from .engine import algorithm_names, canonical_algorithm, parameter_defaults, queue_names, queue_parameters
 from .distributions import Drawn, parse_distribution
 from .errors import BadValue, ScenarioError, scenario_error_from_validation
 from .overrides import apply_overrides
@@ -127,7 +127,33 @@ def parse_queue(value: Any) -> QueueSpec:
         except BadValue as exc:
             raise BadValue(exc.message, exc.accepted, subpath=(key,)) from None
         params[key] = item
+    defaults = parameter_defaults("queue", discipline)
+    for key, item in params.items():
+        if key in table:  # written by the person as the engine names it (not converted from a duration)
+            check_parameter_type(key, item, defaults.get(key),
+                                 key[:-3] if key.endswith("_ns") else None)
     return QueueSpec(discipline, size, params)
+
+
+def check_parameter_type(key: str, value: Any, default: Any, duration_key: str | None = None) -> None:
+    """Refuse a value of the wrong type for an engine parameter, naming it: the engine's own message
+    ('red: invalid type: string "5ms", expected f64') does not say which parameter. The type is the
+    default's (None: unknown, not checked); ranges stay the engine's to judge."""
+    if default is None or isinstance(default, (str, list, dict)):
+        return
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise BadValue(f"{value!r} is not true or false", "true or false", subpath=(key,))
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(default, int)
+                                                                            and not isinstance(value, int)):
+        whole = isinstance(default, int)
+        unit = {"_ns": " of nanoseconds", "_us": " of microseconds", "_ms": " of milliseconds",
+                "_bytes": " of bytes"}.get("_" + key.rsplit("_", 1)[-1], "") if "_" in key else ""
+        accepted = f"a {'whole number' if whole else 'number'}{unit}, without quotes (default {default!r})"
+        if duration_key is not None:
+            accepted += f", or {duration_key} = \"5ms\" with a unit"
+        raise BadValue(f"{value!r} is not a {'whole number' if whole else 'number'}", accepted, subpath=(key,))
 
 
 QueueField = Annotated[InstanceOf[QueueSpec], BeforeValidator(parse_queue)]
@@ -490,6 +516,10 @@ def parse_cc(value: Any) -> dict:
         raise BadValue(f"{table['name']!r} is not a known algorithm", "one of " + ", ".join(names),
                        subpath=where)
     table["name"] = canonical_algorithm(table["name"])
+    defaults = parameter_defaults("algorithm", table["name"])
+    for key, item in table.items():
+        if key not in ("name", "variant"):
+            check_parameter_type(key, item, defaults.get(key))
     return table
 
 
