@@ -47,6 +47,10 @@ def problem(override: str) -> str:
      "scenario error: flows.0.cc.beta: '0.8' is not a number; use a number, without quotes (default 0.7001953125)"),
     ('flows.0.cc={ name = "cubic", hystart = 1 }',
      "scenario error: flows.0.cc.hystart: 1 is not true or false; use true or false"),
+    # A name the engine does not list for the algorithm (before: the engine's refusal at the run).
+    ('flows.0.cc={ name = "reno", beta = 0.5 }',
+     "scenario error: flows.0.cc.beta: unknown parameter 'beta' of newreno; use one of name, variant, counting "
+     "(`cclab algorithms newreno`)"),
 ])
 def test_a_parameter_of_the_wrong_type_is_named(override, expected):
     assert problem(override) == expected

@@ -80,6 +80,22 @@ def parameter_defaults(kind: str, name: str) -> dict[str, Any]:
     return defaults
 
 
+def algorithm_parameters(name: str) -> set[str] | None:
+    """Engine parameter names of an algorithm (its own list and every variant's), or None when the engine
+    cannot say."""
+    try:
+        algorithms = algorithm_list()
+    except EngineUnavailable:
+        return None
+    for entry in algorithms:
+        if entry["name"] == name:
+            names = {str(p["name"]) for p in entry.get("parameters") or []}
+            for variant in entry.get("variants") or []:
+                names.update((variant.get("parameters") or {}).keys())
+            return names
+    return None
+
+
 def queue_names() -> list[str]:
     try:
         return [str(entry["name"]) for entry in queue_list()]

@@ -19,7 +19,7 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, InstanceOf,
                       field_validator, model_validator)
 
 from . import _toml
-from .engine import algorithm_names, canonical_algorithm, parameter_defaults, queue_names, queue_parameters
+from .engine import algorithm_names, algorithm_parameters, canonical_algorithm, parameter_defaults, queue_names, queue_parameters
 from .distributions import Drawn, parse_distribution
 from .errors import BadValue, ScenarioError, scenario_error_from_validation
 from .overrides import apply_overrides
@@ -499,8 +499,8 @@ def parse_access_delay(value: Any) -> AccessDelay:
 def parse_cc(value: Any) -> dict:
     """'cubic' or { name = "cubic", variant = ..., beta = 0.8 } -> {"name": "cubic", ...}.
 
-    Parameters other than the name are passed through untouched: the engine owns their meaning,
-    defaults and ranges, and rejects what it does not know.
+    Parameters must be ones the engine lists for the algorithm, of the type of its default; the engine
+    owns their meaning, defaults and ranges, and rejects a value out of range.
     """
     if isinstance(value, str):
         table, where = {"name": value}, ()
@@ -516,10 +516,18 @@ def parse_cc(value: Any) -> dict:
         raise BadValue(f"{table['name']!r} is not a known algorithm", "one of " + ", ".join(names),
                        subpath=where)
     table["name"] = canonical_algorithm(table["name"])
+    known = algorithm_parameters(table["name"])
     defaults = parameter_defaults("algorithm", table["name"])
     for key, item in table.items():
-        if key not in ("name", "variant"):
-            check_parameter_type(key, item, defaults.get(key))
+        if key in ("name", "variant"):
+            continue
+        if known is not None and key not in known:
+            # Said at load, as for a queue's parameters: a sweep then refuses the spec before its first run
+            # instead of recording the typo as failed runs that --retry-failed cannot mend.
+            raise BadValue(f"unknown parameter {key!r} of {table['name']}",
+                           "one of name, variant" + "".join(f", {k}" for k in sorted(known))
+                           + f" (`cclab algorithms {table['name']}`)", subpath=(key,))
+        check_parameter_type(key, item, defaults.get(key))
     return table
 
 
