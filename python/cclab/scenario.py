@@ -927,6 +927,9 @@ def read_toml(path: str | Path) -> dict:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ScenarioError(str(path), f"cannot be read ({exc.strerror or exc})", "a readable TOML file") from None
+    except UnicodeDecodeError as exc:  # a binary file, or text saved in another encoding
+        raise ScenarioError(str(path), f"is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})",
+                            "a TOML file saved as UTF-8") from None
     try:
         return _toml.loads(text)
     except _toml.TOMLDecodeError as exc:
