@@ -47,12 +47,13 @@ def test_missing_file(tmp_path):
 
 
 def test_a_scenario_that_is_not_text_is_one_error_line(tmp_path):
-    # A binary file (or one saved as Latin-1) was a UnicodeDecodeError traceback. Offset: "[run]" and its newline are 6 bytes,
-    # `duration = "1s" # caf` 21 more, so the é (0xe9 in Latin-1) is byte 27.
+    # A binary file (or one saved as Latin-1) was a UnicodeDecodeError traceback. Offset: "[run]" and its
+    # newline are 6 bytes, `duration = "1s" # caf` 21 more, so the é (0xe9 in Latin-1) is byte 27.
     path = tmp_path / "binary.toml"
     path.write_bytes(b"[run]\nduration = \"1s\" # caf\xe9\n")
     line = single_error_line(run_cli("run", str(path)))
-    assert line == f"error: scenario error: {path}: is not UTF-8 text (byte 0xe9 at offset 27); use a TOML file saved as UTF-8"
+    assert line == (f"error: scenario error: {path}: is not UTF-8 text (byte 0xe9 at offset 27); "
+                    "use a TOML file saved as UTF-8")
 
 
 def test_long_error_lines_are_not_wrapped(example):

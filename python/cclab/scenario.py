@@ -19,7 +19,8 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, InstanceOf,
                       field_validator, model_validator)
 
 from . import _toml
-from .engine import algorithm_names, algorithm_parameters, canonical_algorithm, parameter_defaults, queue_names, queue_parameters
+from .engine import (algorithm_names, algorithm_parameters, canonical_algorithm, parameter_defaults, queue_names,
+                     queue_parameters)
 from .distributions import Drawn, parse_distribution
 from .errors import BadValue, ScenarioError, scenario_error_from_validation
 from .overrides import apply_overrides
