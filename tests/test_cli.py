@@ -115,6 +115,19 @@ def test_run_out_and_quiet(example, fake_engine, capsys, tmp_path):
     assert (tmp_path / "r" / "summary.parquet").exists()
 
 
+
+def test_run_out_help_names_every_file_it_writes(example, fake_engine, capsys, tmp_path):
+    # The help listed six files; --out also writes config.json (and groups, connections and the RTT
+    # histogram when the run has them), which a person reading the help could not know to look for.
+    status, out, _ = invoke(capsys, "run", str(example), "--quiet", "--out", str(tmp_path / "r"))
+    assert status == 0
+    written = sorted(p.name for p in (tmp_path / "r").iterdir())
+    assert "config.json" in written
+    status, help_text, _ = invoke(capsys, "run", "--help")
+    flat = " ".join(help_text.split())
+    for name in written + ["groups.parquet", "connections.parquet", "rtt_histogram.parquet"]:
+        assert name in flat.replace("- ", "-"), name
+
 @pytest.mark.parametrize("command", [["run", "EXAMPLE", "--quiet"], ["report"], ["response", "--no-simulation"]])
 def test_an_out_folder_that_cannot_be_made_is_one_error_line(command, example, fake_engine, capsys, tmp_path,
                                                              monkeypatch):

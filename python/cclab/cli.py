@@ -92,7 +92,9 @@ def cli() -> None:
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario value, e.g. --set run.seed=3 --set flows.0.cc=cubic.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-              help="Write summary.parquet, timeseries.parquet, queue.parquet, links.parquet, link_series.parquet, summary.json to DIR.")
+              help="Write summary.parquet (per flow), timeseries.parquet, queue.parquet, links.parquet, "
+                   "link_series.parquet, groups.parquet, connections.parquet and rtt_histogram.parquet (when the "
+                   "run has groups, connection records or an RTT histogram), summary.json and config.json to DIR.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no messages; only --json output.")
 def run_command(file: Path, as_json: bool, overrides: tuple[str, ...], out: Path | None, quiet: bool) -> None:
     """Run the scenario in FILE and print a summary per flow and of the bottleneck."""
