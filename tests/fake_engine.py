@@ -54,6 +54,9 @@ class Simulation:
             for key in flow["cc"]:
                 if key not in known:
                     raise ValueError(f"flows[{index}].cc.{key}: unknown parameter")
+            # A range only the engine judges (the front checks names and types), as the real one does.
+            if not 0 < flow["cc"].get("beta", 0.5) < 1:
+                raise ValueError(f"flows[{index}].cc.beta: must be in (0, 1)")
         self._duration_ns = self.config["run"]["duration_ns"]
         self._now_ns = 0
         self.calls = 0

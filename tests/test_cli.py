@@ -46,6 +46,16 @@ def test_missing_file(tmp_path):
     assert "absent.toml: cannot be read" in line
 
 
+def test_a_scenario_that_is_not_text_is_one_error_line(tmp_path):
+    # A binary file (or one saved as Latin-1) was a UnicodeDecodeError traceback. Offset: "[run]" and its
+    # newline are 6 bytes, `duration = "1s" # caf` 21 more, so the é (0xe9 in Latin-1) is byte 27.
+    path = tmp_path / "binary.toml"
+    path.write_bytes(b"[run]\nduration = \"1s\" # caf\xe9\n")
+    line = single_error_line(run_cli("run", str(path)))
+    assert line == (f"error: scenario error: {path}: is not UTF-8 text (byte 0xe9 at offset 27); "
+                    "use a TOML file saved as UTF-8")
+
+
 def test_long_error_lines_are_not_wrapped(example):
     # Rich wraps at 80 columns when stderr is a pipe; the message must stay one line.
     line = single_error_line(run_cli("run", str(example), "--set", "flows.0.cc=" + "x" * 200))
@@ -103,6 +113,38 @@ def test_run_out_and_quiet(example, fake_engine, capsys, tmp_path):
     status, out, err = invoke(capsys, "run", str(example), "--quiet", "--out", str(tmp_path / "r"))
     assert (status, out, err) == (0, "", "")
     assert (tmp_path / "r" / "summary.parquet").exists()
+
+
+
+def test_run_out_help_names_every_file_it_writes(example, fake_engine, capsys, tmp_path):
+    # The help listed six files; --out also writes config.json (and groups, connections and the RTT
+    # histogram when the run has them), which a person reading the help could not know to look for.
+    status, out, _ = invoke(capsys, "run", str(example), "--quiet", "--out", str(tmp_path / "r"))
+    assert status == 0
+    written = sorted(p.name for p in (tmp_path / "r").iterdir())
+    assert "config.json" in written
+    status, help_text, _ = invoke(capsys, "run", "--help")
+    flat = " ".join(help_text.split())
+    for name in written + ["groups.parquet", "connections.parquet", "rtt_histogram.parquet"]:
+        assert name in flat.replace("- ", "-"), name
+
+@pytest.mark.parametrize("command", [["run", "EXAMPLE", "--quiet"], ["report"], ["response", "--no-simulation"]])
+def test_an_out_folder_that_cannot_be_made_is_one_error_line(command, example, fake_engine, capsys, tmp_path,
+                                                             monkeypatch):
+    # A file where the folder's parent should be: mkdir fails with NotADirectoryError. Before, `cclab run`
+    # simulated the whole run and then printed a traceback from pathlib; `report` and `response` likewise.
+    in_the_way = tmp_path / "a-file"
+    in_the_way.write_text("")
+    if command[0] == "run":  # checked before the simulation, not after it
+        monkeypatch.setattr(cclab.engine, "load_engine", lambda: pytest.fail("the engine ran before --out was checked"))
+    args = [str(example) if a == "EXAMPLE" else a for a in command]
+    if command[0] == "report":  # an empty store: every study of it (none), then the index page in OUT
+        args = ["report", "--store", str(tmp_path / "store")]
+    status, out, err = invoke(capsys, *args, "--out", str(in_the_way / "out"))
+    assert status == 2, err
+    assert "Traceback" not in err
+    assert err.strip() == (f"error: --out: the folder {in_the_way / 'out'} cannot be created (Not a directory); "
+                           "use a folder you can write")
 
 
 def test_algorithms(fake_engine, capsys):

@@ -41,3 +41,30 @@ def test_measurements_and_queueing_times_per_flow():
     # Flow 0: 101 x2, 202 x5, 403 x3; less its smallest measurement, 100 ms (exact): 1, 102, 303.
     assert list(measurements_ms(columns, [0], queueing=True)) == [1.0] * 2 + [102.0] * 5 + [303.0] * 3
     assert len(measurements_ms(columns, [7])) == 0
+
+
+def _two_flow_result():
+    # Flow 0 has the three rows above; flow 1 has none (it measured nothing in the window).
+    from cclab.result import Result
+
+    return Result.from_engine(config={"run": {"rtt_histogram": True}},
+                              summary={"flows": [{"flow": 0}, {"flow": 1}]}, series={},
+                              rtt_histogram={"flow": np.array([0, 0, 0]), "low_ns": np.array(LOW),
+                                             "high_ns": np.array(HIGH), "count": np.array(COUNT)})
+
+
+@pytest.mark.parametrize("probability", [1.5, 0, -0.1, 50])
+def test_result_quantiles_refuse_what_is_not_a_probability(probability):
+    # 1.5 (or 50, a percentile written as one) used to give a "p150_ms" column holding the maximum, 403 ms.
+    with pytest.raises(ValueError, match=r"is not a probability; use numbers in \(0, 1\]"):
+        _two_flow_result().rtt_quantiles((0.5, probability))
+
+
+def test_result_cdf_of_a_flow_that_does_not_exist_is_an_error_not_an_empty_frame():
+    result = _two_flow_result()
+    assert list(result.rtt_cdf(0)["cdf"]) == [0.2, 0.7, 1.0]
+    assert result.rtt_cdf(1).empty  # a flow of the run without measurements: empty, rightly
+    with pytest.raises(ValueError, match="rtt_cdf: 5 is not a flow of this run; use one of 0, 1"):
+        result.rtt_cdf(5)
+    quantiles = result.rtt_quantiles((0.5, 1.0))
+    assert list(quantiles["p50_ms"])[0] == 202.0 and list(quantiles["p100_ms"])[0] == 403.0

@@ -89,8 +89,17 @@ def test_no_time_series(example, fake_engine, tmp_path):
 
 def test_engine_rejection_is_a_scenario_error(example, fake_engine):
     with pytest.raises(ScenarioError) as caught:
+        cclab.run(example, SHORT + ['flows.0.cc={ name = "cubic", beta = 1.5 }'])
+    assert str(caught.value) == "scenario error: flows[0].cc.beta: must be in (0, 1) (rejected by the engine)"
+
+
+def test_an_unknown_algorithm_parameter_is_refused_before_the_engine(example, fake_engine):
+    # The engine lists each algorithm's parameters: a name outside that list is said at load, like a
+    # queue's, naming the accepted ones (before: the engine's refusal, and in a sweep a failed run).
+    with pytest.raises(ScenarioError) as caught:
         cclab.run(example, SHORT + ['flows.0.cc={ name = "cubic", gamma = 1 }'])
-    assert str(caught.value) == "scenario error: flows[0].cc.gamma: unknown parameter (rejected by the engine)"
+    assert str(caught.value) == ("scenario error: flows.0.cc.gamma: unknown parameter 'gamma' of cubic; use one of "
+                                 "name, variant, beta, c (`cclab algorithms cubic`)")
 
 
 def test_engine_failure_is_a_simulation_error(example, fake_engine, monkeypatch):

@@ -156,7 +156,7 @@ FAILING_SWEEP = """
 base = "base.toml"
 replications = 2
 [grid]
-"flows.0.cc" = ["newreno", { name = "cubic", not_a_parameter = 1 }]
+"flows.0.cc" = ["newreno", { name = "cubic", beta = 1.5 }]
 """
 
 
@@ -167,7 +167,7 @@ def test_failed_runs_are_recorded_and_the_sweep_carries_on(tmp_path):
     assert process.returncode == 1, process.stderr  # ran, but not everything is stored
     assert "Traceback" not in process.stderr
     assert "2 runs computed, 2 failed" in process.stderr
-    assert "not_a_parameter: unknown parameter for cubic" in process.stderr
+    assert "flows.0.cc.beta: must be in (0, 1) (rejected by the engine)" in process.stderr
     assert "--retry-failed" in process.stderr
     failures = cclab.results.query("SELECT * FROM failures ORDER BY replication", store=store)
     assert failures["error_type"].tolist() == ["ScenarioError", "ScenarioError"]

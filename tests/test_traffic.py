@@ -177,6 +177,15 @@ def test_an_empirical_size_file(example_dict, tmp_path):
     assert source["size_bytes"] == {"empirical": {"values": [1000.0, 5000.0, 100000.0], "cdf": [0.5, 0.9, 1.0]}}
 
 
+def test_an_empirical_file_that_is_not_text(example_dict, tmp_path):
+    # A binary file named by mistake: before, the codec's own message ("'utf-8' codec can't decode ...").
+    (tmp_path / "sizes.bin").write_bytes(b"1000 0.5\n\xd0\xff\n")
+    example_dict["traffic"] = [{"group": "files", "load": 0.2, "size": {"empirical": str(tmp_path / "sizes.bin")}}]
+    assert one_problem(example_dict) == (
+        f"scenario error: traffic.0.size.empirical: {str(tmp_path / 'sizes.bin')!r} is not UTF-8 text (byte 0xd0 at "
+        "offset 9); use a text file of `value cdf` lines")
+
+
 def test_an_empirical_file_that_does_not_end_at_1(example_dict, tmp_path):
     (tmp_path / "bad.cdf").write_text("1000 0.5\n2000 0.8\n")
     example_dict["traffic"] = [{"group": "files", "load": 0.2, "size": {"empirical": str(tmp_path / "bad.cdf")}}]

@@ -67,6 +67,18 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit()
 
 
+def _output_folder(out: Path, option: str = "--out") -> Path:
+    """Create the folder a command writes into, before it computes anything: a folder that cannot be
+    made (a missing or read-only parent, a file in the way) is one error line naming the option, not a
+    traceback after minutes of simulation."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CclabError(f"{option}: the folder {out} cannot be created ({exc.strerror or exc}); "
+                         "use a folder you can write") from None
+    return out
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", "-V", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Show the version of cclab and the fingerprint of its engine, and exit.")
@@ -80,13 +92,17 @@ def cli() -> None:
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario value, e.g. --set run.seed=3 --set flows.0.cc=cubic.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-              help="Write summary.parquet, timeseries.parquet, queue.parquet, links.parquet, link_series.parquet, summary.json to DIR.")
+              help="Write summary.parquet (per flow), timeseries.parquet, queue.parquet, links.parquet, "
+                   "link_series.parquet, groups.parquet, connections.parquet and rtt_histogram.parquet (when the "
+                   "run has groups, connection records or an RTT histogram), summary.json and config.json to DIR.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no messages; only --json output.")
 def run_command(file: Path, as_json: bool, overrides: tuple[str, ...], out: Path | None, quiet: bool) -> None:
     """Run the scenario in FILE and print a summary per flow and of the bottleneck."""
     from .report import summary_tables
     from .runner import run as run_scenario
 
+    if out is not None:
+        _output_folder(out)
     show_bar = not (as_json or quiet) and sys.stderr.isatty()
     with _progress_bar(file.name) if show_bar else nullcontext() as progress:
         result = run_scenario(file, overrides, progress=progress, series=out is not None)
@@ -354,6 +370,7 @@ def reproduce_command(study: str | None, list_only: bool, only: tuple[str, ...],
     for line in selection.notices(study, write_docs):
         click.echo(line, err=True)
     selected = selection.experiments
+    _output_folder(out)
     started = time.perf_counter()
     executor = make_executor(cluster, jobs)
     show_bar = sys.stderr.isatty()
@@ -440,6 +457,7 @@ def report_command(studies: tuple[str, ...], quick: bool | None, store: Path | N
     if unknown:
         raise CclabError(f"no stored runs of {', '.join(map(repr, unknown))} in {root} and no reproduction study of "
                          f"that name; studies in the store: {', '.join(in_store) or 'none'}")
+    _output_folder(out)
     console = _stderr()
     written = []
     for study in wanted:
@@ -495,6 +513,7 @@ def response_command(quick: bool, no_simulation: bool, jobs: int | None, store: 
     from .store import resolve_root
 
     root = resolve_root(store)
+    _output_folder(out)
     simulated = None
     if not no_simulation:
         from .executors import make_executor

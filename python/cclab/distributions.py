@@ -107,6 +107,9 @@ def _empirical(spec: Any, parse_unit: Callable[[Any], int]) -> tuple[list[int], 
             lines = path.read_text(encoding="utf-8").splitlines()
         except OSError as exc:
             raise BadValue(f"{spec!r} cannot be read ({exc.strerror or exc})", "a file of `value cdf` lines") from None
+        except UnicodeDecodeError as exc:  # a binary file named by mistake
+            raise BadValue(f"{spec!r} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})",
+                           "a text file of `value cdf` lines") from None
         values, cdf = [], []
         for number, line in enumerate(lines, 1):
             line = line.split("#", 1)[0].replace(",", " ").strip()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import json
 from types import ModuleType
+from typing import Any
 
 from .errors import EngineUnavailable
 
@@ -53,6 +54,41 @@ def queue_parameters(discipline: str) -> set[str] | None:
         return None
     for entry in queues:
         if entry["name"] == discipline:
+            names = {str(p["name"]) for p in entry.get("parameters") or []}
+            for variant in entry.get("variants") or []:
+                names.update((variant.get("parameters") or {}).keys())
+            return names
+    return None
+
+
+def parameter_defaults(kind: str, name: str) -> dict[str, Any]:
+    """{parameter: default} of a queue discipline (kind "queue") or an algorithm (kind "algorithm"), from
+    every variant (the first default that is not None wins); empty when the engine cannot say. The
+    defaults' JSON types are the parameters' types: serde writes a Rust float with a decimal point, so
+    an integer default is an integer parameter."""
+    try:
+        entries = queue_list() if kind == "queue" else algorithm_list()
+    except EngineUnavailable:
+        return {}
+    defaults: dict[str, Any] = {}
+    for entry in entries:
+        if entry["name"] == name:
+            for variant in entry.get("variants") or []:
+                for key, value in (variant.get("parameters") or {}).items():
+                    if defaults.get(key) is None:
+                        defaults[key] = value
+    return defaults
+
+
+def algorithm_parameters(name: str) -> set[str] | None:
+    """Engine parameter names of an algorithm (its own list and every variant's), or None when the engine
+    cannot say."""
+    try:
+        algorithms = algorithm_list()
+    except EngineUnavailable:
+        return None
+    for entry in algorithms:
+        if entry["name"] == name:
             names = {str(p["name"]) for p in entry.get("parameters") or []}
             for variant in entry.get("variants") or []:
                 names.update((variant.get("parameters") or {}).keys())

@@ -127,6 +127,12 @@ class Result:
         from .analysis.rtt_histogram import quantiles_ms
 
         rows = self._rtt_rows()
+        for p in probabilities:
+            # Outside (0, 1] the rank clips to the first or last measurement: a "p150" column holding the
+            # maximum, which reads as a measured quantile.
+            if not 0 < p <= 1:
+                raise ValueError(f"rtt_quantiles: {p!r} is not a probability; use numbers in (0, 1], e.g. 0.5 "
+                                 "for the median")
         out = []
         for flow in sorted(int(f) for f in self.flows["flow"]) if "flow" in self.flows else []:
             mine = rows[rows["flow"] == flow]
@@ -144,6 +150,11 @@ class Result:
         from .analysis.rtt_histogram import cdf
 
         rows = self._rtt_rows()
+        known = sorted(int(f) for f in self.flows["flow"]) if "flow" in self.flows else []
+        if flow not in known:
+            # Not an empty frame: a flow number that does not exist is a mistake, not a flow without samples.
+            raise ValueError(f"rtt_cdf: {flow!r} is not a flow of this run; use one of "
+                             f"{', '.join(map(str, known)) or '(none)'}")
         mine = rows[rows["flow"] == flow]
         x, p = cdf(mine["low_ns"], mine["high_ns"], mine["count"])
         return pd.DataFrame({"rtt_ms": x, "cdf": p})

@@ -19,7 +19,8 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, InstanceOf,
                       field_validator, model_validator)
 
 from . import _toml
-from .engine import algorithm_names, canonical_algorithm, queue_names, queue_parameters
+from .engine import (algorithm_names, algorithm_parameters, canonical_algorithm, parameter_defaults, queue_names,
+                     queue_parameters)
 from .distributions import Drawn, parse_distribution
 from .errors import BadValue, ScenarioError, scenario_error_from_validation
 from .overrides import apply_overrides
@@ -127,7 +128,33 @@ def parse_queue(value: Any) -> QueueSpec:
         except BadValue as exc:
             raise BadValue(exc.message, exc.accepted, subpath=(key,)) from None
         params[key] = item
+    defaults = parameter_defaults("queue", discipline)
+    for key, item in params.items():
+        if key in table:  # written by the person as the engine names it (not converted from a duration)
+            check_parameter_type(key, item, defaults.get(key),
+                                 key[:-3] if key.endswith("_ns") else None)
     return QueueSpec(discipline, size, params)
+
+
+def check_parameter_type(key: str, value: Any, default: Any, duration_key: str | None = None) -> None:
+    """Refuse a value of the wrong type for an engine parameter, naming it: the engine's own message
+    ('red: invalid type: string "5ms", expected f64') does not say which parameter. The type is the
+    default's (None: unknown, not checked); ranges stay the engine's to judge."""
+    if default is None or isinstance(default, (str, list, dict)):
+        return
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise BadValue(f"{value!r} is not true or false", "true or false", subpath=(key,))
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(default, int)
+                                                                            and not isinstance(value, int)):
+        whole = isinstance(default, int)
+        unit = {"_ns": " of nanoseconds", "_us": " of microseconds", "_ms": " of milliseconds",
+                "_bytes": " of bytes"}.get("_" + key.rsplit("_", 1)[-1], "") if "_" in key else ""
+        accepted = f"a {'whole number' if whole else 'number'}{unit}, without quotes (default {default!r})"
+        if duration_key is not None:
+            accepted += f", or {duration_key} = \"5ms\" with a unit"
+        raise BadValue(f"{value!r} is not a {'whole number' if whole else 'number'}", accepted, subpath=(key,))
 
 
 QueueField = Annotated[InstanceOf[QueueSpec], BeforeValidator(parse_queue)]
@@ -473,8 +500,8 @@ def parse_access_delay(value: Any) -> AccessDelay:
 def parse_cc(value: Any) -> dict:
     """'cubic' or { name = "cubic", variant = ..., beta = 0.8 } -> {"name": "cubic", ...}.
 
-    Parameters other than the name are passed through untouched: the engine owns their meaning,
-    defaults and ranges, and rejects what it does not know.
+    Parameters must be ones the engine lists for the algorithm, of the type of its default; the engine
+    owns their meaning, defaults and ranges, and rejects a value out of range.
     """
     if isinstance(value, str):
         table, where = {"name": value}, ()
@@ -490,6 +517,18 @@ def parse_cc(value: Any) -> dict:
         raise BadValue(f"{table['name']!r} is not a known algorithm", "one of " + ", ".join(names),
                        subpath=where)
     table["name"] = canonical_algorithm(table["name"])
+    known = algorithm_parameters(table["name"])
+    defaults = parameter_defaults("algorithm", table["name"])
+    for key, item in table.items():
+        if key in ("name", "variant"):
+            continue
+        if known is not None and key not in known:
+            # Said at load, as for a queue's parameters: a sweep then refuses the spec before its first run
+            # instead of recording the typo as failed runs that --retry-failed cannot mend.
+            raise BadValue(f"unknown parameter {key!r} of {table['name']}",
+                           "one of name, variant" + "".join(f", {k}" for k in sorted(known))
+                           + f" (`cclab algorithms {table['name']}`)", subpath=(key,))
+        check_parameter_type(key, item, defaults.get(key))
     return table
 
 
@@ -889,6 +928,9 @@ def read_toml(path: str | Path) -> dict:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ScenarioError(str(path), f"cannot be read ({exc.strerror or exc})", "a readable TOML file") from None
+    except UnicodeDecodeError as exc:  # a binary file, or text saved in another encoding
+        raise ScenarioError(str(path), f"is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})",
+                            "a TOML file saved as UTF-8") from None
     try:
         return _toml.loads(text)
     except _toml.TOMLDecodeError as exc:

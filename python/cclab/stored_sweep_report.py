@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,6 +72,34 @@ def _value_text(value) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
+def value_order(value) -> tuple:
+    """A sort key for one swept value, so that a page lists its points in the grid's order rather than
+    the store's (sorted as text: "0.1bdp", "10bdp", "1bdp", and "100Mbps" before "20Mbps"). The store keeps
+    no order of its own, so: rates and durations by their value in bps and ns, numbers by value, other
+    text naturally (the numbers in it compared as numbers: 0.1bdp < 0.5bdp < 1bdp < 10bdp), then
+    anything else (an algorithm table) by its JSON."""
+    from .units import parse_duration, parse_rate
+
+    if isinstance(value, bool) or value is None:
+        return (4, str(value))
+    if isinstance(value, (int, float)):
+        return (0, float(value))
+    if isinstance(value, str):
+        for kind, parse in ((1, parse_rate), (2, parse_duration)):
+            try:
+                return (kind, float(parse(value)))
+            except (ValueError, TypeError):
+                pass
+        parts = re.split(r"(\d+(?:\.\d+)?)", value)  # text at even places, numbers at odd ones
+        return (3, tuple(float(p) if i % 2 else p for i, p in enumerate(parts)))
+    return (5, json.dumps(value, sort_keys=True))
+
+
+def point_order(params: dict[str, dict], fields: list[str]) -> list[str]:
+    """The points' keys (their params JSON) ordered field by field, the first field outermost."""
+    return sorted(params, key=lambda text: tuple(value_order(params[text].get(name)) for name in fields))
+
+
 def stored_sweep_report(study: str, store: Path | str | None, out_dir: Path) -> StoredSweepReport:
     """Read every stored run of `study` (this cclab version) and draw its figures into out_dir."""
     frame = load(study, store)
@@ -84,8 +113,9 @@ def stored_sweep_report(study: str, store: Path | str | None, out_dir: Path) -> 
         "total goodput Mbit/s", "utilisation", "drops", "mean queue (packets)", "Jain's index"]
     rows, bars, windows = [], [], []
     replicated, identical = 0, 0     # points with several runs; of those, points whose runs all agree
-    for text, point in frame.groupby("params", sort=False):
-        values = params[text]
+    by_point = dict(tuple(frame.groupby("params", sort=False)))
+    for text in point_order(params, fields):
+        point, values = by_point[text], params[text]
         by_run = point.groupby("run_key")
         first = point.iloc[0]
         row = [_value_text(values.get(name, "")) for name in fields] + [str(by_run.ngroups)]
