@@ -46,19 +46,23 @@ def queue_list() -> list[dict]:
     return list(json.loads(load_engine().queues_json()))
 
 
-def queue_parameters(discipline: str) -> set[str] | None:
-    """Engine parameter names of a discipline (every variant's), or None when the engine cannot say."""
-    try:
-        queues = queue_list()
-    except EngineUnavailable:
-        return None
-    for entry in queues:
-        if entry["name"] == discipline:
+def _parameter_names(entries: list[dict[str, Any]], name: str) -> set[str] | None:
+    """Parameter names of the entry called `name` (its own list and every variant's), None if none is."""
+    for entry in entries:
+        if entry["name"] == name:
             names = {str(p["name"]) for p in entry.get("parameters") or []}
             for variant in entry.get("variants") or []:
                 names.update((variant.get("parameters") or {}).keys())
             return names
     return None
+
+
+def queue_parameters(discipline: str) -> set[str] | None:
+    """Engine parameter names of a discipline (every variant's), or None when the engine cannot say."""
+    try:
+        return _parameter_names(queue_list(), discipline)
+    except EngineUnavailable:
+        return None
 
 
 def parameter_defaults(kind: str, name: str) -> dict[str, Any]:
@@ -84,16 +88,9 @@ def algorithm_parameters(name: str) -> set[str] | None:
     """Engine parameter names of an algorithm (its own list and every variant's), or None when the engine
     cannot say."""
     try:
-        algorithms = algorithm_list()
+        return _parameter_names(algorithm_list(), name)
     except EngineUnavailable:
         return None
-    for entry in algorithms:
-        if entry["name"] == name:
-            names = {str(p["name"]) for p in entry.get("parameters") or []}
-            for variant in entry.get("variants") or []:
-                names.update((variant.get("parameters") or {}).keys())
-            return names
-    return None
 
 
 def queue_names() -> list[str]:
