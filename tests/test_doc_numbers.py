@@ -306,16 +306,16 @@ SEED003_BLOCKS = ["seed003/source", "seed003/findings-count", "seed003/response"
 HEAVY_LEFT_OUT = [{"experiment": "seed003-response-1e-8", "runs_stored": 0, "runs": 4}]
 
 
-def _seed003_values(values=None, left_out=()):
-    """Values and findings for every experiment, row, cell and metric of seed 003's full study, as
-    write_values_csv and the report's claims.csv give them: each mean 0.5 (sd 0.1, range 0.4-0.6, over the
-    experiment's seeds) unless `values` gives a Value-like tuple (mean, std, low, high, seeds) for it; the
-    paper's value from the experiment file. The experiments in `left_out` have no line, and the source
-    says they were left out (as --write-docs records a heavy part not stored)."""
+def _study_values(study, meta, values=None, left_out=(), seeds=None):
+    """Values and findings for every experiment, row, cell and metric of `study`'s full study, as
+    write_values_csv and the report's claims.csv give them: each mean 0.5 (sd 0.1, range 0.4-0.6, over
+    `seeds` seeds, or the experiment's replications) unless `values` gives a Value-like tuple (mean, std,
+    low, high, seeds) for it; the paper's value from the experiment file; every finding holds. The
+    experiments in `left_out` have no line."""
     from cclab.experiment import list_experiments, load_experiment
     rows, findings = [], []
     for experiment, path in list_experiments().items():
-        if not experiment.startswith("seed003-") or experiment in left_out:
+        if not experiment.startswith(f"{study}-") or experiment in left_out:
             continue
         loaded = load_experiment(path)
         spec = loaded.spec
@@ -323,18 +323,24 @@ def _seed003_values(values=None, left_out=()):
             for row in spec.rows:
                 paper = loaded.row_values(row, "paper", metric.name)
                 for c, cell in enumerate(spec.cells):
-                    mean, std, low, high, seeds = (values or {}).get((experiment, row.name, cell.name, metric.name),
-                                                                     (0.5, 0.1, 0.4, 0.6, spec.replications))
+                    default = (0.5, 0.1, 0.4, 0.6, seeds or spec.replications)
+                    mean, std, low, high, n = (values or {}).get((experiment, row.name, cell.name, metric.name), default)
                     rows.append({"experiment": experiment, "row": row.name, "cell": cell.name, "metric": metric.name,
                                  "mean": str(mean), "std": str(std), "min": str(low), "max": str(high),
-                                 "seeds": str(seeds), "paper": str(paper[c]) if paper and paper[c] >= 0 else "",
+                                 "seeds": str(n), "paper": str(paper[c]) if paper and paper[c] >= 0 else "",
                                  "ns2": "", "verdict": ""})
         findings += [{"experiment": experiment, "finding": claim.text, "status": "holds", "paper": "p", "cclab": "c",
                       "difference": "+0", "detail": "d"} for claim in spec.claims]
+    return Values(rows, "synthetic", meta, findings)
+
+
+def _seed003_values(values=None, left_out=()):
+    """Seed 003's full study (`_study_values`); the source says the experiments in `left_out` were left out
+    (as --write-docs records a heavy part not stored)."""
     meta = {"cclab_version": "0.1.0+engine.99002c9fa2f8", "runs": 400, "date": "2026-11-24", "how": "a test"}
     if left_out:
         meta["left_out"] = [e for e in HEAVY_LEFT_OUT if e["experiment"] in left_out]
-    return Values(rows, "synthetic", meta, findings)
+    return _study_values("seed003", meta, values, left_out)
 
 
 def _seed003_blocks(page: str) -> str:
@@ -421,28 +427,10 @@ SEED002_BLOCKS = ["seed002/source", "seed002/timeout-time", "seed002/replication
 
 
 def _seed002_values(values=None):
-    """Values and findings for every experiment, row, cell and metric of seed 002's full study, as
-    write_values_csv and the report's claims.csv give them: each mean 0.5 (sd 0.1, range 0.4-0.6, over 100
-    seeds) unless `values` gives a (mean, std, seeds) for it; the paper's value from the experiment file."""
-    from cclab.experiment import list_experiments, load_experiment
-    rows, findings = [], []
-    for experiment, path in list_experiments().items():
-        if not experiment.startswith("seed002-"):
-            continue
-        loaded = load_experiment(path)
-        spec = loaded.spec
-        for metric in spec.metrics:
-            for row in spec.rows:
-                paper = loaded.row_values(row, "paper", metric.name)
-                for c, cell in enumerate(spec.cells):
-                    mean, std, seeds = (values or {}).get((experiment, row.name, cell.name, metric.name), (0.5, 0.1, 100))
-                    rows.append({"experiment": experiment, "row": row.name, "cell": cell.name, "metric": metric.name,
-                                 "mean": str(mean), "std": str(std), "min": "0.4", "max": "0.6", "seeds": str(seeds),
-                                 "paper": str(paper[c]) if paper and paper[c] >= 0 else "", "ns2": "", "verdict": ""})
-        findings += [{"experiment": experiment, "finding": claim.text, "status": "holds", "paper": "p", "cclab": "c",
-                      "difference": "+0", "detail": "d"} for claim in spec.claims]
+    """Seed 002's full study (`_study_values`): 100 seeds each unless `values` gives a (mean, std, seeds)."""
     meta = {"cclab_version": "0.1.0+engine.83ce76e329f2", "runs": 4200, "date": "2026-11-25", "how": "a test"}
-    return Values(rows, "synthetic", meta, findings)
+    full = {key: (mean, std, 0.4, 0.6, seeds) for key, (mean, std, seeds) in (values or {}).items()}
+    return _study_values("seed002", meta, full, seeds=100)
 
 
 def test_the_seed002_page_has_its_blocks_and_agrees_with_its_data():
@@ -465,26 +453,25 @@ def test_seed002_tables_put_each_value_in_its_place():
     from cclab.doc_seed002 import downlink, replications, section5, timeout_time, transfers, uplink
     d, u, t = "seed002-downlink", "seed002-uplink", "seed002-transfers-down"
     one = "flows=1"
+
+    def one_flow_down(measure, means, seeds=100, sds=(0, 0, 0)):
+        """One downlink flow's `measure` for NewReno, BIC and Westwood+: (mean, sd, seeds) each."""
+        return {(d, alg, one, measure): (mean, sd, seeds)
+                for alg, mean, sd in zip(("NewReno", "BIC", "Westwood+"), means, sds)}
+
     values = _seed002_values({
         # One downlink flow: goodput 149.04 / 149.66 / 146.61 kbit/s; sd over 100 flows 63.0, 60.0, 0.1: standard
         # errors 6.3, 6.0, 0.01 kbit/s, the largest NewReno's, 6.3 / 149.04 = 4.2 % of its mean.
-        (d, "NewReno", one, "goodput"): (149.04, 63.0, 100), (d, "BIC", one, "goodput"): (149.66, 60.0, 100),
-        (d, "Westwood+", one, "goodput"): (146.61, 0.1, 100),
+        **one_flow_down("goodput", (149.04, 149.66, 146.61), sds=(63.0, 60.0, 0.1)),
         # Utilisation 0.399, 0.4005, 0.392: in per cent 39.9, 40.05, 39.2 -> "39-40"; the estimate's share 0.125,
         # 0.123, 0.127 -> "12-13"; timeouts 4.93, 4.84, 5.40 -> "4.8-5.4"; RTO 2.53, 2.56, 2.34 -> "2.34-2.56".
-        (d, "NewReno", one, "utilisation"): (0.399, 0, 100), (d, "BIC", one, "utilisation"): (0.4005, 0, 100),
-        (d, "Westwood+", one, "utilisation"): (0.392, 0, 100),
-        (d, "NewReno", one, "timeout_share"): (0.125, 0, 1), (d, "BIC", one, "timeout_share"): (0.123, 0, 1),
-        (d, "Westwood+", one, "timeout_share"): (0.127, 0, 1),
-        (d, "NewReno", one, "timeouts"): (4.93, 0, 100), (d, "BIC", one, "timeouts"): (4.84, 0, 100),
-        (d, "Westwood+", one, "timeouts"): (5.40, 0, 100),
-        (d, "NewReno", one, "rto"): (2.53, 0, 100), (d, "BIC", one, "rto"): (2.56, 0, 100),
-        (d, "Westwood+", one, "rto"): (2.34, 0, 100),
+        **one_flow_down("utilisation", (0.399, 0.4005, 0.392)),
+        **one_flow_down("timeout_share", (0.125, 0.123, 0.127), seeds=1),
+        **one_flow_down("timeouts", (4.93, 4.84, 5.40)),
+        **one_flow_down("rto", (2.53, 2.56, 2.34)),
         # Each flow's own N_tout x T0 (11.31, 11.66, 11.5) against the product of the means (12.5, 12.3, 12.7).
-        (d, "NewReno", one, "timeout_time"): (11.31, 0, 100), (d, "BIC", one, "timeout_time"): (11.66, 0, 100),
-        (d, "Westwood+", one, "timeout_time"): (11.5, 0, 100),
-        (d, "NewReno", one, "timeout_estimate"): (12.5, 0, 1), (d, "BIC", one, "timeout_estimate"): (12.3, 0, 1),
-        (d, "Westwood+", one, "timeout_estimate"): (12.7, 0, 1),
+        **one_flow_down("timeout_time", (11.31, 11.66, 11.5)),
+        **one_flow_down("timeout_estimate", (12.5, 12.3, 12.7), seeds=1),
         # One uplink flow: the three algorithms alike (55.07 kbit/s) print one value; the paper's three stay.
         **{(u, row, one, "goodput"): (55.07, 1.61, 100) for row in ("NewReno", "BIC", "Westwood+")},
         # Downlink transfers, NewReno: 121.9, 100.0, 148.4, 151.1 kbit/s at 50-500 KB: (151.1 - 100.0) / 130.35
