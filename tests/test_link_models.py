@@ -1,6 +1,8 @@
 """Links that change over time and queue disciplines, as a scenario writes them: the engine config they
 become, the errors a person can make, and short runs through the engine."""
 
+import math
+
 import pytest
 
 import cclab
@@ -248,3 +250,15 @@ def test_a_bearer_serves_more_when_more_flows_ask():
     assert one.flows["goodput_bps"].sum() <= 1_000_000
     assert four.flows["goodput_bps"].sum() > 2_000_000
     assert one.summary["links"][0]["rate_bps"] == 4_000_000
+
+
+def test_jains_index_is_undefined_when_the_link_carries_nothing_in_the_window():
+    # The bottleneck's rate drops to zero before the measurement window: no flow delivers anything there,
+    # so the index is 0/0, NaN in the engine's summary as in cclab.measures.jain_index, not a perfect 1.
+    raw = dumbbell(rate={"at": ["0s", "5s"], "value": ["10Mbps", "0bps"]}, reverse={"rate": "10Mbps"})
+    raw["flows"][0]["count"] = 2
+    raw["run"] = {"duration": "8s", "measure_from": "6s"}
+    result = cclab.run(raw)
+    assert (result.flows["goodput_bps"] == 0).all()
+    assert math.isnan(result.jain_index)
+    assert result.summary["jain_index"] is None

@@ -181,7 +181,9 @@ class Result:
 
     @property
     def jain_index(self) -> float:
-        return self.summary.get("jain_index", math.nan)
+        # The engine writes an undefined index (no flow delivered anything) as JSON null.
+        value = self.summary.get("jain_index")
+        return math.nan if value is None else value
 
     def summary_json(self, indent: int | None = 2) -> str:
         """The summary as strict JSON: NaN/inf (e.g. no RTT sample) become null, which JSON can hold."""

@@ -100,7 +100,8 @@ pub struct Summary {
     pub bottleneck: BottleneckSummary,
     /// Every link with a queue, in link order (the dumbbell: `bottleneck`, `bottleneck.reverse`).
     pub links: Vec<LinkSummary>,
-    /// Jain's fairness index of the flows' goodputs, (sum g)^2 / (n sum g^2).
+    /// Jain's fairness index of the flows' goodputs, (sum g)^2 / (n sum g^2); NaN (null in JSON) when no
+    /// flow delivered anything in the window.
     pub jain_index: f64,
     /// Flows by group (`group` of a flow, every traffic source), in order of first mention; absent when
     /// no flow has a group.
@@ -138,8 +139,10 @@ pub struct GroupSummary {
 pub fn jain_index(values: &[f64]) -> f64 {
     let sum: f64 = values.iter().sum();
     let sum_sq: f64 = values.iter().map(|v| v * v).sum();
+    // With nothing delivered (or no flow) the index is 0/0: there is no share to call fair or unfair, so it
+    // is undefined, as in the front's `cclab.measures.jain_index`, rather than a perfect 1.
     if sum_sq == 0.0 {
-        return 1.0;
+        return f64::NAN;
     }
     sum * sum / (values.len() as f64 * sum_sq)
 }
@@ -228,6 +231,12 @@ mod tests {
         assert_eq!(jain_index(&[5.0, 5.0, 5.0]), 1.0);
         assert_eq!(jain_index(&[1.0, 0.0]), 0.5);
         assert!((jain_index(&[3.0, 1.0]) - 0.8).abs() < 1e-12); // 16 / (2 * 10)
+    }
+
+    #[test]
+    fn jain_index_is_undefined_when_nothing_was_delivered() {
+        assert!(jain_index(&[0.0, 0.0]).is_nan());
+        assert!(jain_index(&[]).is_nan());
     }
 
     #[test]
