@@ -1,8 +1,8 @@
 """The `cclab` command: run a scenario, list algorithms, reproduce a study, run sweeps, query results.
 
 Errors a person can fix (any CclabError) are one red `error: ...` line per problem on stderr and exit
-status 2, never a traceback; Ctrl-C exits with 130. Stdout carries only the requested output, so
-`cclab run x.toml --json | jq` always sees clean JSON.
+status 2, never a traceback; Ctrl-C exits with 130 and SIGTERM with 143, both after winding down. Stdout
+carries only the requested output, so `cclab run x.toml --json | jq` always sees clean JSON.
 
 Only click and cclab's own errors are imported with this module; everything else (rich, pydantic, the
 engine, pandas) inside the command that needs it, so `cclab --version` answers at once and `cclab run`
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 EXIT_ERROR = 2          # as click's usage errors: the command line or its input is wrong
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
+EXIT_TERMINATED = 143   # 128 + SIGTERM, what shells report for a process ended by `kill`
 
 
 def _stderr() -> Console:
@@ -778,32 +779,49 @@ def _text(text: str, style: str = ""):
     return Text(text, style=style)
 
 
-def stop_on_second_interrupt() -> object:
-    """The first Ctrl-C raises KeyboardInterrupt, so that what is under way winds down (a sweep stops its
-    workers and says what is stored); a second one ends the process at once by SIGINT's default action,
-    whatever is still winding down. A SIGINT that is ignored (a command started in the background) or
-    handled by a program embedding cclab is left as it is. Returns the handler it replaced."""
-    previous = signal.getsignal(signal.SIGINT)
-    if previous is not signal.default_int_handler or threading.current_thread() is not threading.main_thread():
-        return previous
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (`kill PID`, a batch system's time limit, `timeout`), raised like Ctrl-C's KeyboardInterrupt
+    and a subclass of it, so that everything that winds down on Ctrl-C does so on SIGTERM too: a sweep
+    stops its workers and says what is stored. Left to SIGTERM's default action, the process died at once,
+    silently, and multiprocessing's resource tracker warned of the pool's leaked semaphores."""
 
-    def first_interrupt(_signum, _frame) -> None:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        raise KeyboardInterrupt
 
-    signal.signal(signal.SIGINT, first_interrupt)
-    return previous
+# Signal -> (the handler a fresh Python process has for it, the exception the first one raises).
+_WIND_DOWN = {signal.SIGINT: (signal.default_int_handler, KeyboardInterrupt),
+              signal.SIGTERM: (signal.SIG_DFL, Terminated)}
+
+
+def stop_on_second_interrupt() -> dict:
+    """The first Ctrl-C (or SIGTERM) raises KeyboardInterrupt (Terminated), so that what is under way winds
+    down (a sweep stops its workers and says what is stored); a second one ends the process at once by the
+    signal's default action, whatever is still winding down. A signal that is ignored (SIGINT of a command
+    started in the background) or handled by a program embedding cclab is left as it is. Returns the
+    handlers it replaced, by signal."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    replaced = {}
+    for signum, (untouched, exception) in _WIND_DOWN.items():
+        if signal.getsignal(signum) is not untouched:
+            continue
+
+        def first_signal(received, _frame, exception=exception) -> None:
+            signal.signal(received, signal.SIG_DFL)
+            raise exception
+
+        replaced[signum] = signal.signal(signum, first_signal)
+    return replaced
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `cclab` script: turns every outcome into an exit status."""
-    previous = stop_on_second_interrupt()
+    replaced = stop_on_second_interrupt()
     try:
         _main(argv)
     finally:
-        # main() called in-process (the tests, a program embedding cclab) gets its handler back.
-        if previous is not None and signal.getsignal(signal.SIGINT) is not previous:
-            signal.signal(signal.SIGINT, previous)
+        # main() called in-process (the tests, a program embedding cclab) gets its handlers back.
+        for signum, previous in replaced.items():
+            if previous is not None and signal.getsignal(signum) is not previous:
+                signal.signal(signum, previous)
 
 
 def _main(argv: list[str] | None) -> None:
@@ -814,7 +832,11 @@ def _main(argv: list[str] | None) -> None:
         for line in str(exc).splitlines() or [type(exc).__name__]:
             console.print(_text(f"error: {line}", style="red"))
         sys.exit(EXIT_ERROR)
-    except (KeyboardInterrupt, click.exceptions.Abort):
+    except (KeyboardInterrupt, click.exceptions.Abort) as exc:
+        # Click turns a KeyboardInterrupt raised inside a command into Abort, the interrupt as its cause.
+        if isinstance(exc, Terminated) or isinstance(exc.__cause__, Terminated):
+            _stderr().print(_text("terminated", style="red"))
+            sys.exit(EXIT_TERMINATED)
         _stderr().print(_text("interrupted", style="red"))
         sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as exc:
