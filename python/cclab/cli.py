@@ -303,11 +303,12 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
               help="Override a scenario value in every run, after the experiments' own (e.g. "
                    "'network.bottleneck.rate={ trace = \"TRACE.down\" }'); the report goes to a folder of its own.")
 @click.option("--write-docs", is_flag=True,
-              help="From the full study as stored (nothing is computed): keep its values in "
-                   "docs/reproductions/data/ and rewrite the numbers of README.md and docs/reproductions/STUDY.md. "
-                   "Run in a source checkout.")
+              help="For cclab's own documentation, in a source checkout of cclab: from the full study as stored "
+                   "(nothing is computed), keep its values in docs/reproductions/data/ and rewrite the numbers of "
+                   "README.md and docs/reproductions/STUDY.md.")
 @click.option("--check-docs", is_flag=True,
-              help="Only check that those numbers are the ones docs/reproductions/data/ gives; exit 1 if not.")
+              help="In a source checkout of cclab: only check that those numbers are the ones "
+                   "docs/reproductions/data/ gives; exit 1 if not.")
 @click.option("--with-heavy", is_flag=True,
               help="Also run the study's heavy parts (marked 'heavy' in --list), which a full run leaves out "
                    "unless named with --only; with --write-docs, require them stored too.")
@@ -588,7 +589,29 @@ EXIT_RUNS_FAILED = 1  # the sweep ran, but some of its runs are recorded as fail
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no report.")
 def sweep_command(file: Path, store: Path | None, dry_run: bool, retry_failed: bool, cluster: str | None,
                   jobs: int | None, study: str | None, quiet: bool) -> None:
-    """Run every run of the sweep in FILE that is not stored yet (see docs/sweeps.md)."""
+    """Run every run of the sweep in FILE that is not stored yet.
+
+    A sweep runs a scenario over a grid of values, each point replicated with its own seed. Fields are the
+    dotted keys of `cclab run --set`, values are written as in a scenario file:
+
+    \b
+        base = "base.toml"                    # the scenario to vary, relative to FILE
+        replications = 2                      # runs per point (default 1)
+        # seed = 1                            # base seed (default: the base's run.seed)
+        # study = "name"                      # name in the store (default: FILE's name)
+        [grid]                                # every combination, first field outermost
+        "flows.0.cc" = ["newreno", "cubic"]
+        "network.bottleneck.queue.size" = ["0.1bdp", "1bdp"]
+        [zip]                                 # varied together: lists of one length
+        "network.bottleneck.rate" = ["10Mbps", "100Mbps"]
+        "network.bottleneck.delay" = ["50ms", "5ms"]
+
+    A scenario file may hold the same keys, except base, in a [sweep] table ([sweep.grid], [sweep.zip]).
+    Every run is checked before any starts. A run's seed depends only on the base seed, its own values and
+    its replication, so adding values leaves the stored runs valid. Each run is stored as it finishes: a
+    sweep stopped by Ctrl-C or SIGTERM computes only the rest when run again. `cclab results query` reads
+    the stored runs with SQL, `cclab report STUDY` draws them.
+    """
     from .executors import make_executor
     from .store import StudyStore, resolve_root, results_version
     from .sweep import load_sweep
