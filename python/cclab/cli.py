@@ -18,6 +18,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -847,9 +848,25 @@ def main(argv: list[str] | None = None) -> None:
                 signal.signal(signum, previous)
 
 
+def _warning_printer(python_way):
+    """Shows a ScenarioWarning as one `warning: ...` line, like an error's; any other warning the Python way."""
+    from .errors import ScenarioWarning
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        if issubclass(category, ScenarioWarning):
+            _stderr().print(_text(f"warning: {message}", style="yellow"))
+        else:
+            python_way(message, category, filename, lineno, file, line)
+
+    return show
+
+
 def _main(argv: list[str] | None) -> None:
     try:
-        status = cli.main(args=argv, prog_name="cclab", standalone_mode=False)
+        # Restored on the way out: main() called in-process (the tests) leaves warnings as it found them.
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_printer(warnings.showwarning)
+            status = cli.main(args=argv, prog_name="cclab", standalone_mode=False)
     except CclabError as exc:
         console = _stderr()
         for line in str(exc).splitlines() or [type(exc).__name__]:

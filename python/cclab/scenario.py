@@ -24,6 +24,7 @@ from .engine import (algorithm_names, algorithm_parameters, canonical_algorithm,
 from .distributions import Drawn, parse_distribution
 from .errors import BadValue, ScenarioError, scenario_error_from_validation
 from .overrides import apply_overrides
+from .red_thresholds import check_red_thresholds
 from .link_models import (Arq, BearerRate, DelaySchedule, DrawnRate, Outages, RateSchedule, TraceRate, apply_profile, parse_arq,
                           parse_link_delay, parse_link_rate, parse_loss_model, parse_outages, scenario_dir)
 from .units import QueueSize, parse_byte_size, parse_duration, parse_queue_size, parse_rate
@@ -77,8 +78,11 @@ class QueueSpec:
     size: QueueSize
     params: Mapping[str, Any]
 
-    def engine_config(self, rate_bps: int, one_way_delay_ns: int, packet_size: int, ack_size: int) -> dict:
+    def engine_config(self, rate_bps: int, one_way_delay_ns: int, packet_size: int, ack_size: int,
+                      field: str = "queue") -> dict:
+        """`field`, the queue's dotted path, names it in a warning; an error names the key inside it."""
         packets, limit_bytes = self.size.limits(rate_bps, one_way_delay_ns, packet_size, ack_size)
+        check_red_thresholds(self.discipline, self.params, packets, limit_bytes, packet_size, field)
         config = {"discipline": self.discipline, "limit_packets": packets, "limit_bytes": limit_bytes}
         if self.params:
             config["params"] = dict(self.params)
@@ -407,9 +411,11 @@ class NetworkSpec(_Table):
         try:
             rate = link.nominal_rate(where) if link.queue.size.kind == "bdp" else 1
             # 'bdp' is the bottleneck's round trip: rate x 2 x one-way delay (seed 000).
-            return link.queue.engine_config(rate, forward.engine_delay(), self.packet_size, self.ack_size)
+            return link.queue.engine_config(rate, forward.engine_delay(), self.packet_size, self.ack_size,
+                                            f"network.bottleneck.{used}")
         except BadValue as exc:
-            raise BadValue(exc.message, exc.accepted, subpath=("bottleneck", *used.split("."), "size")) from None
+            raise BadValue(exc.message, exc.accepted,
+                           subpath=("bottleneck", *used.split("."), *(exc.subpath or ("size",)))) from None
 
     def engine_topology(self) -> dict:
         """The engine's `topology`: every one-way link, node settings and the reported bottleneck. A copy,
@@ -443,9 +449,10 @@ class NetworkSpec(_Table):
                     rate = link.nominal_rate(where) if link.queue.size.kind == "bdp" else 1
                     try:
                         engine_queue = link.queue.engine_config(rate, (self.rtt or 0) // 2, self.packet_size,
-                                                                self.ack_size)
+                                                                self.ack_size, f"network.links.{index}.queue")
                     except BadValue as exc:
-                        raise BadValue(exc.message, exc.accepted, subpath=(*where, "queue", "size")) from None
+                        raise BadValue(exc.message, exc.accepted,
+                                       subpath=(*where, "queue", *(exc.subpath or ("size",)))) from None
                 entry = {"name": link.name, "from": link.source, "to": link.target, "rate_bps": link.engine_rate(),
                          "delay_ns": link.engine_delay(), "queue": engine_queue, "loss_rate": link.loss_rate}
                 models = link.engine_models()
