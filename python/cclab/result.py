@@ -64,9 +64,7 @@ class Result:
     def flows(self) -> pd.DataFrame:
         """One row per flow: goodput_bps, loss_events, ...; a finite transfer (or a flow with a drawn start,
         a duration or a group) also has start_s, end_s, size_bytes, bytes and completion_time_s."""
-        import pandas as pd
-
-        return pd.DataFrame(self.summary.get("flows", []))
+        return _typed_frame(self.summary.get("flows", []), FLOW_COLUMNS)
 
     @cached_property
     def groups(self) -> pd.DataFrame:
@@ -207,6 +205,14 @@ class Result:
         return out
 
 
+# The columns every flow of `Result.flows` has (the engine summary's FlowSummary; a flow's life, when it
+# has one, follows them), so that a run with only traffic sources has them too. mean_rtt_s is missing for
+# a flow without an RTT sample, and a float all the same.
+FLOW_COLUMNS = {
+    "flow": "int64", "cc": str, "goodput_bps": "float64", "delivered_bps": "float64", "loss_events": "int64",
+    "timeouts": "int64", "retransmissions": "int64", "ecn_reductions": "int64", "packets_sent": "int64",
+    "mean_rtt_s": "float64", "final_cwnd": "int64",
+}
 # The columns of `Result.groups` (the engine summary's GroupSummary) and `Result.connections` (the engine's
 # ConnectionRecords), with their dtypes, so that a run without groups or records gives frames with the same
 # columns as any other, and `res.connections["completion_time_s"]` works on an empty result. `str` is what
