@@ -111,3 +111,11 @@ def test_the_sweep_help_shows_a_valid_sweep(tmp_path):
     assert (sweep.points, sweep.replications, len(sweep.runs)) == (8, 2, 16)
     assert sorted(sweep.fields) == ["flows.0.cc", "network.bottleneck.delay", "network.bottleneck.queue.size",
                                     "network.bottleneck.rate"]
+
+
+def test_the_results_query_help_names_every_table():
+    from cclab.results import PARQUET_VIEWS
+
+    text = " ".join(cli.commands["results"].commands["query"].help.split())
+    for table in [*PARQUET_VIEWS, "failures"]:
+        assert table in text, table

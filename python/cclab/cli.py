@@ -759,7 +759,15 @@ def results_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON records instead of a table.")
 def results_query_command(sql: str, store: Path | None, study: str | None, all_versions: bool,
                           as_csv: bool, as_json: bool) -> None:
-    """Run SQL over the tables runs (one row per flow of each run), timeseries, queue and failures."""
+    """Run SQL over the tables runs (one row per flow of each run), timeseries, queue, loss_events,
+    connections, rtt_histogram (those three for runs that kept them) and failures.
+
+    Swept fields are columns named by their dotted keys, quoted in SQL: "flows.0.cc". Join the other
+    tables to runs on run_key. Example:
+
+    \b
+        cclab results query 'SELECT "flows.0.cc", avg(goodput_bps) FROM runs GROUP BY ALL'
+    """
     from rich.table import Table
 
     from .results import query

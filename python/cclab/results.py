@@ -44,6 +44,11 @@ FAILURE_COLUMNS = ["study", "cclab_version", "run_key", "scenario_hash", "seed",
                    "error_type", "error", "attempts"]
 
 
+# View -> the store's kind of file behind it (cclab.store); `failures` is read from JSON records.
+PARQUET_VIEWS = {"runs": SUMMARY, "timeseries": TIMESERIES, "queue": QUEUE, "loss_events": LOSS_EVENTS,
+                 "connections": CONNECTIONS, "rtt_histogram": RTT_HISTOGRAM}
+
+
 class ResultsError(CclabError):
     """Nothing to query, or a query DuckDB refuses."""
 
@@ -78,8 +83,7 @@ def connect(store: str | Path | None = None, study: str | None = None, all_versi
 
     root = resolve_root(store)
     connection = duckdb.connect()
-    for view, kind in (("runs", SUMMARY), ("timeseries", TIMESERIES), ("queue", QUEUE), ("loss_events", LOSS_EVENTS),
-                       ("connections", CONNECTIONS), ("rtt_histogram", RTT_HISTOGRAM)):
+    for view, kind in PARQUET_VIEWS.items():
         pattern = _pattern(root, study, kind, all_versions)
         if not glob.glob(pattern):
             if view == "runs":
