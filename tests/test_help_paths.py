@@ -14,7 +14,9 @@ from pathlib import Path
 import click
 
 import cclab
+from cclab import _toml
 from cclab.cli import cli
+from cclab.scenario import load_scenario
 from cclab.sweep import load_sweep
 from conftest import EXAMPLE, REPO
 
@@ -100,13 +102,25 @@ def test_the_reference_check_finds_what_it_should():
                                  names) == []
 
 
+def example_of(command: str) -> str:
+    """The verbatim block (click's \\b paragraph) of a command's help, unindented."""
+    block = cli.commands[command].help.split("\b\n", 1)[1].split("\n\n", 1)[0]
+    return "\n".join(line.strip() for line in block.splitlines()) + "\n"
+
+
+def test_the_run_help_shows_a_valid_scenario():
+    # `cclab run --help` is the scenario format's documentation in a wheel, which ships no example file.
+    scenario = load_scenario(_toml.loads(example_of("run")))
+    config = scenario.to_engine_config()
+    assert [flow["cc"]["name"] for flow in config["flows"]] == ["cubic", "cubic"]
+    assert config["bottleneck"]["queue"]["limit_packets"] == 333  # 100 Mbit/s x 40 ms / 1500 B
+
+
 def test_the_sweep_help_shows_a_valid_sweep(tmp_path):
     # The example in `cclab sweep --help` is the format's documentation in a wheel: it must load.
-    text = cli.commands["sweep"].help
-    block = text.split("\b\n", 1)[1].split("\n\n", 1)[0]
-    spec = "\n".join(line.strip() for line in block.splitlines())
+    spec = example_of("sweep")
     (tmp_path / "base.toml").write_text(EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
-    (tmp_path / "study.toml").write_text(spec + "\n", encoding="utf-8")
+    (tmp_path / "study.toml").write_text(spec, encoding="utf-8")
     sweep = load_sweep(tmp_path / "study.toml")
     assert (sweep.points, sweep.replications, len(sweep.runs)) == (8, 2, 16)
     assert sorted(sweep.fields) == ["flows.0.cc", "network.bottleneck.delay", "network.bottleneck.queue.size",

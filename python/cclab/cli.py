@@ -99,7 +99,27 @@ def cli() -> None:
                    "run has groups, connection records or an RTT histogram), summary.json and config.json to DIR.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no messages; only --json output.")
 def run_command(file: Path, as_json: bool, overrides: tuple[str, ...], out: Path | None, quiet: bool) -> None:
-    """Run the scenario in FILE and print a summary per flow and of the bottleneck."""
+    """Run the scenario in FILE and print a summary per flow and of the bottleneck.
+
+    A scenario is a TOML file. Two CUBIC flows through a dumbbell:
+
+    \b
+        [network.bottleneck]
+        rate = "100Mbps"
+        delay = "20ms"                          # one way
+        queue = { discipline = "droptail", size = "1bdp" }
+        [[flows]]
+        cc = "cubic"                            # `cclab algorithms` lists them
+        count = 2
+        access_delay = "1ms"                    # each side
+        [run]
+        duration = "60s"
+        measure_from = "20s"                    # the summary covers [20 s, 60 s]
+
+    A queue size is packets ("100"), bytes ("150KB") or a multiple of the bandwidth-delay product
+    ("1bdp": rate x 2 x delay); `cclab queues` lists the disciplines and their parameters. A wrong key or
+    value is one error line that names it and says what is accepted.
+    """
     from .report import summary_tables
     from .runner import run as run_scenario
 
