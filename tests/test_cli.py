@@ -180,9 +180,11 @@ def test_interrupt_exits_130(example, fake_engine, capsys, monkeypatch):
     assert status == 130 and out == "" and err.strip() == "interrupted"
 
 
-def test_a_second_ctrl_c_ends_the_process_at_once(tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_second_ctrl_c_ends_the_process_at_once(tmp_path, signum):
     # The first Ctrl-C raises KeyboardInterrupt; code winding down after it (here: sleeping a minute)
     # is cut short by the second, which takes SIGINT's default action: killed by SIGINT, within seconds.
+    # SIGTERM the same way (its KeyboardInterrupt is cclab.cli.Terminated).
     script = ("import sys, time\n"
               "from cclab.cli import stop_on_second_interrupt\n"
               "stop_on_second_interrupt()\n"
@@ -193,17 +195,25 @@ def test_a_second_ctrl_c_ends_the_process_at_once(tmp_path):
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert process.stdout.readline().strip() == "ready"
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
         assert process.stdout.readline().strip() == "winding down"
         started = time.monotonic()
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=10) == -signal.SIGINT
+        process.send_signal(signum)
+        assert process.wait(timeout=10) == -signum
         assert time.monotonic() - started < 10
     finally:
         process.kill()
 
 
 def test_main_gives_the_ctrl_c_handler_back(example, fake_engine, capsys):
-    before = signal.getsignal(signal.SIGINT)
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     invoke(capsys, "run", str(example))
-    assert signal.getsignal(signal.SIGINT) is before
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+def test_sigterm_exits_143(example, fake_engine, capsys, monkeypatch):
+    def terminated(self, t_ns):
+        raise cclab.cli.Terminated
+    monkeypatch.setattr(fake_engine.Simulation, "run_until", terminated)
+    status, out, err = invoke(capsys, "run", str(example))
+    assert status == 143 and out == "" and err.strip() == "terminated"

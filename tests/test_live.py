@@ -128,3 +128,21 @@ def test_errors_say_what_to_do(monkeypatch):
 def test_a_client_without_a_server_says_so():
     with pytest.raises(LiveError, match="is `cclab live server` running there"):
         measure(RunSpec(ccs=("cubic",), duration_ns=100_000_000), "127.0.0.1", 1)
+
+
+def test_compare_says_how_long_the_live_run_takes_before_it_starts(example, capsys, monkeypatch):
+    # The live half runs in real time, and the example's run.duration is 2000 s: `cclab compare` sat
+    # silent for half an hour. It now says so first (here the testbed is stubbed out: it needs root).
+    import cclab.live.compare
+    from cclab.cli import main
+    from cclab.errors import CclabError
+
+    def no_testbed(*_args, **_kwargs):
+        raise CclabError("stopped by the test")
+
+    monkeypatch.setattr(cclab.live.compare, "compare", no_testbed)
+    with pytest.raises(SystemExit):
+        main(["compare", str(example), "--set", "run.duration=90s"])
+    assert capsys.readouterr().err.splitlines() == [
+        f"{example.name}: simulating, then 90 s of real traffic on the testbed (run.duration; --set "
+        "run.duration=30s for a shorter run)", "error: stopped by the test"]

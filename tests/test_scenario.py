@@ -235,3 +235,18 @@ def test_algorithm_names_come_from_the_engine_when_built(example_dict, fake_engi
     assert load_scenario(example_dict).flows[0].cc == {"name": "newreno"}
     example_dict["flows"][0]["cc"] = "vegas"
     assert one_problem(example_dict).endswith("use one of newreno, cubic, reno")
+
+
+# --- the time series' size -----------------------------------------------------------------------------
+
+def test_a_time_series_too_long_to_keep_is_refused(example):
+    # sample_interval = "1ns" over half a second filled the machine's memory, then the engine aborted with a
+    # Rust backtrace. One flow, the bottleneck's queue and the dumbbell's two queued links: 4 series.
+    line = one_problem(example, ["run.sample_interval=1ns", "run.duration=0.5s", "run.measure_from=0s"])
+    assert line == ("scenario error: run.sample_interval: sampling 4 series (the flows and the queues) every 1ns "
+                    "for 0.5 s keeps 2e+09 rows, more than the 50 million a run may (about 60 bytes each); use an "
+                    'interval of at least 40ns, or "0s" for no time series')
+    # The interval it names is accepted, and so are the studies' longest series and no series at all.
+    load_scenario(example, ["run.sample_interval=40ns", "run.duration=0.5s", "run.measure_from=0s"])
+    load_scenario(example, ["run.sample_interval=100ms", "run.duration=20000s"])
+    load_scenario(example, ["run.sample_interval=0s", "run.duration=20000s"])

@@ -86,6 +86,17 @@ def test_timeseries_and_queue_views_join_to_runs(tmp_path_factory):
     assert queue["n"][0] == RUNS
 
 
+def test_a_table_no_run_kept_is_named_with_how_to_keep_it(tmp_path_factory):
+    # DuckDB said 'Table with name connections does not exist! Did you mean "pg_collation"?'.
+    root = reference_store(tmp_path_factory)
+    with pytest.raises(cclab.results.ResultsError) as caught:
+        cclab.results.query("SELECT * FROM connections", store=root)
+    assert str(caught.value) == ("no stored run kept connections (runs keep them with records = true on a "
+                                 "[[traffic]] source); the tables here are failures, queue, runs, timeseries")
+    with pytest.raises(cclab.results.ResultsError, match="Table with name nosuch does not exist"):
+        cclab.results.query("SELECT * FROM nosuch", store=root)
+
+
 def test_stale_temporary_files_are_removed_and_never_read(tmp_path_factory, tmp_path):
     root = copy_store(reference_store(tmp_path_factory), tmp_path / "store")
     folder = root / "small" / version_folder(results_version()) / "summary"

@@ -69,6 +69,30 @@ def test_connection_records_when_asked():
     assert cclab.run(SCENARIO).connections.empty
 
 
+def test_empty_frames_have_the_columns_of_full_ones():
+    # A run with no groups and no records gives frames with the columns and dtypes of a run with both, so
+    # that `res.connections["completion_time_s"]` works on either (it was a frame without columns).
+    full = cclab.run({**SCENARIO, "traffic": [dict(SCENARIO["traffic"][0], records=True)]})
+    bare = {**SCENARIO, "flows": [SCENARIO["flows"][0]], "traffic": []}
+    bare["run"] = {"duration": "2s", "sample_interval": "0s"}
+    empty = cclab.run(bare)
+    for name in ("groups", "connections"):
+        full_frame, empty_frame = getattr(full, name), getattr(empty, name)
+        assert len(full_frame) and empty_frame.empty
+        assert dict(empty_frame.dtypes) == dict(full_frame.dtypes), name
+    assert empty.connections["completion_time_s"].isna().all()
+    # When no transfer of any group completes, every completion time is missing, and still a float (the
+    # summary's nulls made the columns object).
+    bulk_only = cclab.run({**bare, "flows": [SCENARIO["flows"][1]]})
+    assert bulk_only.groups["completion_time_p50_s"].isna().all()
+    assert dict(bulk_only.groups.dtypes) == dict(full.groups.dtypes)
+    # A run of traffic sources alone has no flows of its own: the frame has a bulk flow's columns.
+    sources_only = cclab.run({**SCENARIO, "flows": [], "run": bare["run"]})
+    one_bulk = cclab.run({**bare, "flows": [{"cc": "cubic", "access_delay": "1ms"}]})
+    assert sources_only.flows.empty and len(one_bulk.flows) == 1
+    assert dict(sources_only.flows.dtypes) == dict(one_bulk.flows.dtypes)
+
+
 SWEPT_TRAFFIC = """
 [network]
 packet_size = 1500

@@ -1,8 +1,8 @@
 """The `cclab` command: run a scenario, list algorithms, reproduce a study, run sweeps, query results.
 
 Errors a person can fix (any CclabError) are one red `error: ...` line per problem on stderr and exit
-status 2, never a traceback; Ctrl-C exits with 130. Stdout carries only the requested output, so
-`cclab run x.toml --json | jq` always sees clean JSON.
+status 2, never a traceback; Ctrl-C exits with 130 and SIGTERM with 143, both after winding down. Stdout
+carries only the requested output, so `cclab run x.toml --json | jq` always sees clean JSON.
 
 Only click and cclab's own errors are imported with this module; everything else (rich, pydantic, the
 engine, pandas) inside the command that needs it, so `cclab --version` answers at once and `cclab run`
@@ -18,6 +18,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 EXIT_ERROR = 2          # as click's usage errors: the command line or its input is wrong
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
+EXIT_TERMINATED = 143   # 128 + SIGTERM, what shells report for a process ended by `kill`
 
 
 def _stderr() -> Console:
@@ -97,7 +99,27 @@ def cli() -> None:
                    "run has groups, connection records or an RTT histogram), summary.json and config.json to DIR.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no messages; only --json output.")
 def run_command(file: Path, as_json: bool, overrides: tuple[str, ...], out: Path | None, quiet: bool) -> None:
-    """Run the scenario in FILE and print a summary per flow and of the bottleneck."""
+    """Run the scenario in FILE and print a summary per flow and of the bottleneck.
+
+    A scenario is a TOML file. Two CUBIC flows through a dumbbell:
+
+    \b
+        [network.bottleneck]
+        rate = "100Mbps"
+        delay = "20ms"                          # one way
+        queue = { discipline = "droptail", size = "1bdp" }
+        [[flows]]
+        cc = "cubic"                            # `cclab algorithms` lists them
+        count = 2
+        access_delay = "1ms"                    # each side
+        [run]
+        duration = "60s"
+        measure_from = "20s"                    # the summary covers [20 s, 60 s]
+
+    A queue size is packets ("100"), bytes ("150KB") or a multiple of the bandwidth-delay product
+    ("1bdp": rate x 2 x delay); `cclab queues` lists the disciplines and their parameters. A wrong key or
+    value is one error line that names it and says what is accepted.
+    """
     from .report import summary_tables
     from .runner import run as run_scenario
 
@@ -302,11 +324,12 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
               help="Override a scenario value in every run, after the experiments' own (e.g. "
                    "'network.bottleneck.rate={ trace = \"TRACE.down\" }'); the report goes to a folder of its own.")
 @click.option("--write-docs", is_flag=True,
-              help="From the full study as stored (nothing is computed): keep its values in "
-                   "docs/reproductions/data/ and rewrite the numbers of README.md and docs/reproductions/STUDY.md. "
-                   "Run in a source checkout.")
+              help="For cclab's own documentation, in a source checkout of cclab: from the full study as stored "
+                   "(nothing is computed), keep its values in docs/reproductions/data/ and rewrite the numbers of "
+                   "README.md and docs/reproductions/STUDY.md.")
 @click.option("--check-docs", is_flag=True,
-              help="Only check that those numbers are the ones docs/reproductions/data/ gives; exit 1 if not.")
+              help="In a source checkout of cclab: only check that those numbers are the ones "
+                   "docs/reproductions/data/ gives; exit 1 if not.")
 @click.option("--with-heavy", is_flag=True,
               help="Also run the study's heavy parts (marked 'heavy' in --list), which a full run leaves out "
                    "unless named with --only; with --write-docs, require them stored too.")
@@ -587,7 +610,29 @@ EXIT_RUNS_FAILED = 1  # the sweep ran, but some of its runs are recorded as fail
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no report.")
 def sweep_command(file: Path, store: Path | None, dry_run: bool, retry_failed: bool, cluster: str | None,
                   jobs: int | None, study: str | None, quiet: bool) -> None:
-    """Run every run of the sweep in FILE that is not stored yet (see docs/sweeps.md)."""
+    """Run every run of the sweep in FILE that is not stored yet.
+
+    A sweep runs a scenario over a grid of values, each point replicated with its own seed. Fields are the
+    dotted keys of `cclab run --set`, values are written as in a scenario file:
+
+    \b
+        base = "base.toml"                    # the scenario to vary, relative to FILE
+        replications = 2                      # runs per point (default 1)
+        # seed = 1                            # base seed (default: the base's run.seed)
+        # study = "name"                      # name in the store (default: FILE's name)
+        [grid]                                # every combination, first field outermost
+        "flows.0.cc" = ["newreno", "cubic"]
+        "network.bottleneck.queue.size" = ["0.1bdp", "1bdp"]
+        [zip]                                 # varied together: lists of one length
+        "network.bottleneck.rate" = ["10Mbps", "100Mbps"]
+        "network.bottleneck.delay" = ["50ms", "5ms"]
+
+    A scenario file may hold the same keys, except base, in a [sweep] table ([sweep.grid], [sweep.zip]).
+    Every run is checked before any starts. A run's seed depends only on the base seed, its own values and
+    its replication, so adding values leaves the stored runs valid. Each run is stored as it finishes: a
+    sweep stopped by Ctrl-C or SIGTERM computes only the rest when run again. `cclab results query` reads
+    the stored runs with SQL, `cclab report STUDY` draws them.
+    """
     from .executors import make_executor
     from .store import StudyStore, resolve_root, results_version
     from .sweep import load_sweep
@@ -734,7 +779,15 @@ def results_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON records instead of a table.")
 def results_query_command(sql: str, store: Path | None, study: str | None, all_versions: bool,
                           as_csv: bool, as_json: bool) -> None:
-    """Run SQL over the tables runs (one row per flow of each run), timeseries, queue and failures."""
+    """Run SQL over the tables runs (one row per flow of each run), timeseries, queue, loss_events,
+    connections, rtt_histogram (those three for runs that kept them) and failures.
+
+    Swept fields are columns named by their dotted keys, quoted in SQL: "flows.0.cc". Join the other
+    tables to runs on run_key. Example:
+
+    \b
+        cclab results query 'SELECT "flows.0.cc", avg(goodput_bps) FROM runs GROUP BY ALL'
+    """
     from rich.table import Table
 
     from .results import query
@@ -778,43 +831,80 @@ def _text(text: str, style: str = ""):
     return Text(text, style=style)
 
 
-def stop_on_second_interrupt() -> object:
-    """The first Ctrl-C raises KeyboardInterrupt, so that what is under way winds down (a sweep stops its
-    workers and says what is stored); a second one ends the process at once by SIGINT's default action,
-    whatever is still winding down. A SIGINT that is ignored (a command started in the background) or
-    handled by a program embedding cclab is left as it is. Returns the handler it replaced."""
-    previous = signal.getsignal(signal.SIGINT)
-    if previous is not signal.default_int_handler or threading.current_thread() is not threading.main_thread():
-        return previous
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (`kill PID`, a batch system's time limit, `timeout`), raised like Ctrl-C's KeyboardInterrupt
+    and a subclass of it, so that everything that winds down on Ctrl-C does so on SIGTERM too: a sweep
+    stops its workers and says what is stored. Left to SIGTERM's default action, the process died at once,
+    silently, and multiprocessing's resource tracker warned of the pool's leaked semaphores."""
 
-    def first_interrupt(_signum, _frame) -> None:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        raise KeyboardInterrupt
 
-    signal.signal(signal.SIGINT, first_interrupt)
-    return previous
+# Signal -> (the handler a fresh Python process has for it, the exception the first one raises).
+_WIND_DOWN = {signal.SIGINT: (signal.default_int_handler, KeyboardInterrupt),
+              signal.SIGTERM: (signal.SIG_DFL, Terminated)}
+
+
+def stop_on_second_interrupt() -> dict:
+    """The first Ctrl-C (or SIGTERM) raises KeyboardInterrupt (Terminated), so that what is under way winds
+    down (a sweep stops its workers and says what is stored); a second one ends the process at once by the
+    signal's default action, whatever is still winding down. A signal that is ignored (SIGINT of a command
+    started in the background) or handled by a program embedding cclab is left as it is. Returns the
+    handlers it replaced, by signal."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    replaced = {}
+    for signum, (untouched, exception) in _WIND_DOWN.items():
+        if signal.getsignal(signum) is not untouched:
+            continue
+
+        def first_signal(received, _frame, exception=exception) -> None:
+            signal.signal(received, signal.SIG_DFL)
+            raise exception
+
+        replaced[signum] = signal.signal(signum, first_signal)
+    return replaced
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `cclab` script: turns every outcome into an exit status."""
-    previous = stop_on_second_interrupt()
+    replaced = stop_on_second_interrupt()
     try:
         _main(argv)
     finally:
-        # main() called in-process (the tests, a program embedding cclab) gets its handler back.
-        if previous is not None and signal.getsignal(signal.SIGINT) is not previous:
-            signal.signal(signal.SIGINT, previous)
+        # main() called in-process (the tests, a program embedding cclab) gets its handlers back.
+        for signum, previous in replaced.items():
+            if previous is not None and signal.getsignal(signum) is not previous:
+                signal.signal(signum, previous)
+
+
+def _warning_printer(python_way):
+    """Shows a ScenarioWarning as one `warning: ...` line, like an error's; any other warning the Python way."""
+    from .errors import ScenarioWarning
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        if issubclass(category, ScenarioWarning):
+            _stderr().print(_text(f"warning: {message}", style="yellow"))
+        else:
+            python_way(message, category, filename, lineno, file, line)
+
+    return show
 
 
 def _main(argv: list[str] | None) -> None:
     try:
-        status = cli.main(args=argv, prog_name="cclab", standalone_mode=False)
+        # Restored on the way out: main() called in-process (the tests) leaves warnings as it found them.
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_printer(warnings.showwarning)
+            status = cli.main(args=argv, prog_name="cclab", standalone_mode=False)
     except CclabError as exc:
         console = _stderr()
         for line in str(exc).splitlines() or [type(exc).__name__]:
             console.print(_text(f"error: {line}", style="red"))
         sys.exit(EXIT_ERROR)
-    except (KeyboardInterrupt, click.exceptions.Abort):
+    except (KeyboardInterrupt, click.exceptions.Abort) as exc:
+        # Click turns a KeyboardInterrupt raised inside a command into Abort, the interrupt as its cause.
+        if isinstance(exc, Terminated) or isinstance(exc.__cause__, Terminated):
+            _stderr().print(_text("terminated", style="red"))
+            sys.exit(EXIT_TERMINATED)
         _stderr().print(_text("interrupted", style="red"))
         sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as exc:

@@ -84,6 +84,23 @@ def parameter_defaults(kind: str, name: str) -> dict[str, Any]:
     return defaults
 
 
+def variant_parameters(kind: str, name: str, variant: str | None = None) -> dict[str, Any]:
+    """{parameter: value} of one variant of a queue discipline (kind "queue") or an algorithm (kind
+    "algorithm"): `variant`, else the entry's default variant. Empty when the engine cannot say, or has
+    no such entry or variant (the engine reports that itself, naming the field)."""
+    try:
+        entries = queue_list() if kind == "queue" else algorithm_list()
+    except EngineUnavailable:
+        return {}
+    for entry in entries:
+        if entry["name"] == name:
+            wanted = variant if variant is not None else entry.get("default_variant")
+            for candidate in entry.get("variants") or []:
+                if candidate["name"] == wanted:
+                    return dict(candidate.get("parameters") or {})
+    return {}
+
+
 def algorithm_parameters(name: str) -> set[str] | None:
     """Engine parameter names of an algorithm (its own list and every variant's), or None when the engine
     cannot say."""

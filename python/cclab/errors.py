@@ -9,6 +9,8 @@ as one line without a traceback. Programming errors stay ordinary Python excepti
      +-- ScenarioError     one or more problems in a scenario, each with the field it concerns
      +-- SimulationError   the engine failed or is unavailable
           +-- EngineUnavailable
+
+and one warning, ScenarioWarning, for a valid value that does not do what it says.
 """
 
 from __future__ import annotations
@@ -24,6 +26,11 @@ if TYPE_CHECKING:  # pydantic is only needed to convert its errors, not to defin
 
 class CclabError(Exception):
     """Base of every error cclab reports to a person."""
+
+
+class ScenarioWarning(UserWarning):
+    """A scenario that is valid and runs, but whose value does not do what it says (a RED max_th above
+    the buffer). The CLI prints it as one `warning: ...` line; a program sees an ordinary warning."""
 
 
 class BadValue(CclabError, ValueError):

@@ -64,24 +64,21 @@ class Result:
     def flows(self) -> pd.DataFrame:
         """One row per flow: goodput_bps, loss_events, ...; a finite transfer (or a flow with a drawn start,
         a duration or a group) also has start_s, end_s, size_bytes, bytes and completion_time_s."""
-        import pandas as pd
-
-        return pd.DataFrame(self.summary.get("flows", []))
+        return _typed_frame(self.summary.get("flows", []), FLOW_COLUMNS)
 
     @cached_property
     def groups(self) -> pd.DataFrame:
         """One row per group of flows: flows created, completed and alive, bytes, share of capacity,
         completion-time mean and percentiles (empty when no flow has a group)."""
-        import pandas as pd
-
-        return pd.DataFrame(self.summary.get("groups", []))
+        return _typed_frame(self.summary.get("groups", []), GROUP_COLUMNS)
 
     @cached_property
     def connections(self) -> pd.DataFrame:
         """One row per connection of the traffic sources that keep records (`records = true`): group,
         start_s, end_s, size_bytes, bytes, completion_time_s, retransmissions, timeouts; completed ones
         first, then those alive at the end (end and completion NaN)."""
-        return _frame(self.connection_columns)
+        # Without any source keeping records the engine is not asked, and there are no columns to hand.
+        return _frame(self.connection_columns) if self.connection_columns else _typed_frame([], CONNECTION_COLUMNS)
 
     @cached_property
     def timeseries(self) -> pd.DataFrame:
@@ -208,6 +205,43 @@ class Result:
         (out / "summary.json").write_text(self.summary_json() + "\n", encoding="utf-8")
         (out / "config.json").write_text(json.dumps(self.config, indent=2) + "\n", encoding="utf-8")
         return out
+
+
+# The columns every flow of `Result.flows` has (the engine summary's FlowSummary; a flow's life, when it
+# has one, follows them), so that a run with only traffic sources has them too. mean_rtt_s is missing for
+# a flow without an RTT sample, and a float all the same.
+FLOW_COLUMNS = {
+    "flow": "int64", "cc": str, "goodput_bps": "float64", "delivered_bps": "float64", "loss_events": "int64",
+    "timeouts": "int64", "retransmissions": "int64", "ecn_reductions": "int64", "packets_sent": "int64",
+    "mean_rtt_s": "float64", "final_cwnd": "int64",
+}
+# The columns of `Result.groups` (the engine summary's GroupSummary) and `Result.connections` (the engine's
+# ConnectionRecords), with their dtypes, so that a run without groups or records gives frames with the same
+# columns as any other, and `res.connections["completion_time_s"]` works on an empty result. `str` is what
+# pandas makes of a column of names (object before pandas 3). The completion times are floats even when
+# every one is missing (no transfer completed): the summary's nulls would otherwise make them object.
+GROUP_COLUMNS = {
+    "group": str, "flows_created": "int64", "flows_completed": "int64", "flows_stopped": "int64",
+    "flows_alive": "int64", "flows_refused": "int64", "bytes": "int64", "goodput_bps": "float64",
+    "share_of_capacity": "float64", "completed_in_window": "int64", "completion_time_mean_s": "float64",
+    "completion_time_p50_s": "float64", "completion_time_p90_s": "float64", "completion_time_p99_s": "float64",
+}
+CONNECTION_COLUMNS = {
+    "group": str, "start_s": "float64", "end_s": "float64", "size_bytes": "int64", "bytes": "int64",
+    "completion_time_s": "float64", "retransmissions": "int64", "timeouts": "int64",
+}
+
+
+def _typed_frame(rows: list[dict], columns: Mapping[str, Any]) -> pd.DataFrame:
+    """Rows as a DataFrame with `columns` (name -> dtype) first and in that order; a column the engine
+    adds later is kept after them, with the type pandas gives it."""
+    import pandas as pd
+
+    frame = pd.DataFrame(rows)
+    typed = {name: pd.Series(frame[name] if name in frame else [], dtype=dtype, name=name)
+             for name, dtype in columns.items()}
+    extra = [name for name in frame.columns if name not in columns]
+    return pd.concat([pd.DataFrame(typed), frame[extra]], axis=1) if extra else pd.DataFrame(typed)
 
 
 def _frame(columns: Mapping[str, Any]) -> pd.DataFrame:

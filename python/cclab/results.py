@@ -44,6 +44,11 @@ FAILURE_COLUMNS = ["study", "cclab_version", "run_key", "scenario_hash", "seed",
                    "error_type", "error", "attempts"]
 
 
+# View -> the store's kind of file behind it (cclab.store); `failures` is read from JSON records.
+PARQUET_VIEWS = {"runs": SUMMARY, "timeseries": TIMESERIES, "queue": QUEUE, "loss_events": LOSS_EVENTS,
+                 "connections": CONNECTIONS, "rtt_histogram": RTT_HISTOGRAM}
+
+
 class ResultsError(CclabError):
     """Nothing to query, or a query DuckDB refuses."""
 
@@ -78,8 +83,7 @@ def connect(store: str | Path | None = None, study: str | None = None, all_versi
 
     root = resolve_root(store)
     connection = duckdb.connect()
-    for view, kind in (("runs", SUMMARY), ("timeseries", TIMESERIES), ("queue", QUEUE), ("loss_events", LOSS_EVENTS),
-                       ("connections", CONNECTIONS), ("rtt_histogram", RTT_HISTOGRAM)):
+    for view, kind in PARQUET_VIEWS.items():
         pattern = _pattern(root, study, kind, all_versions)
         if not glob.glob(pattern):
             if view == "runs":
@@ -112,13 +116,34 @@ def query(sql: str, store: str | Path | None = None, study: str | None = None,
     connection = connect(store, study, all_versions)
     try:
         return connection.execute(sql).df()
+    except duckdb.CatalogException as exc:
+        # A view of ours without files behind it is absent, and DuckDB then suggests a table of its own
+        # catalogue ("Did you mean pg_collation?"): say which tables there are, and why one is not.
+        missing = next((view for view in WHY_ABSENT if f"Table with name {view} does not exist" in str(exc)), None)
+        if missing is None:
+            raise ResultsError("the query failed: " + _lines(exc)) from None
+        present = [row[0] for row in connection.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal "
+                                                        "ORDER BY view_name").fetchall()]
+        raise ResultsError(f"no stored run kept {missing} ({WHY_ABSENT[missing]}); the tables here are "
+                           + ", ".join(sorted({*present, "failures"}))) from None
     except duckdb.Error as exc:
-        # DuckDB's message spans lines (the query, a caret under the fault); the CLI prints each as an
-        # error line, so blank ones are dropped.
-        lines = [line for line in str(exc).splitlines() if line.strip()]
-        raise ResultsError("the query failed: " + "\n".join(lines)) from None
+        raise ResultsError("the query failed: " + _lines(exc)) from None
     finally:
         connection.close()
+
+
+# The views a run stores files for only when asked, and how to ask (every run stores the others).
+WHY_ABSENT = {
+    "loss_events": "runs keep them with run.record_loss_events = true",
+    "connections": "runs keep them with records = true on a [[traffic]] source",
+    "rtt_histogram": "runs keep it with run.rtt_histogram = true",
+}
+
+
+def _lines(exc: Exception) -> str:
+    # DuckDB's message spans lines (the query, a caret under the fault); the CLI prints each as an error
+    # line, so blank ones are dropped.
+    return "\n".join(line for line in str(exc).splitlines() if line.strip())
 
 
 def load(study: str | None = None, store: str | Path | None = None, all_versions: bool = False) -> pd.DataFrame:

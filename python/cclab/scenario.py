@@ -24,6 +24,7 @@ from .engine import (algorithm_names, algorithm_parameters, canonical_algorithm,
 from .distributions import Drawn, parse_distribution
 from .errors import BadValue, ScenarioError, scenario_error_from_validation
 from .overrides import apply_overrides
+from .red_thresholds import check_red_thresholds
 from .link_models import (Arq, BearerRate, DelaySchedule, DrawnRate, Outages, RateSchedule, TraceRate, apply_profile, parse_arq,
                           parse_link_delay, parse_link_rate, parse_loss_model, parse_outages, scenario_dir)
 from .units import QueueSize, parse_byte_size, parse_duration, parse_queue_size, parse_rate
@@ -34,6 +35,9 @@ U32_MAX = 2**32 - 1  # the engine's windows are u32 packets
 # The engine's event ids have 21 bits and a dumbbell flow has 4 links (config.rs): at most this many flows.
 # Checked here so that `count = 1e12` is an error, not a list of a trillion flows (tests/test_fuzz_scenario.py).
 MAX_FLOWS = ((1 << 21) - 1 - 2) // 4
+# Time-series rows a run may keep, at about 60 bytes each in the engine (and as much again in pandas): 3 GB.
+# The longest series of the studies, seed 003's 20000 s at 100 ms, is 200000 rows per flow.
+MAX_SAMPLE_ROWS = 50_000_000
 MAX_PACKET_SIZE = 65_535  # bytes: an IP packet (the engine's limit)
 # The initial window leaves at once into the first hop; the engine refuses more (config.rs MAX_INITIAL_CWND),
 # as a window of 5e7 packets took 4.8 GB there (tests/config_fuzz.rs).
@@ -77,8 +81,11 @@ class QueueSpec:
     size: QueueSize
     params: Mapping[str, Any]
 
-    def engine_config(self, rate_bps: int, one_way_delay_ns: int, packet_size: int, ack_size: int) -> dict:
+    def engine_config(self, rate_bps: int, one_way_delay_ns: int, packet_size: int, ack_size: int,
+                      field: str = "queue") -> dict:
+        """`field`, the queue's dotted path, names it in a warning; an error names the key inside it."""
         packets, limit_bytes = self.size.limits(rate_bps, one_way_delay_ns, packet_size, ack_size)
+        check_red_thresholds(self.discipline, self.params, packets, limit_bytes, packet_size, field)
         config = {"discipline": self.discipline, "limit_packets": packets, "limit_bytes": limit_bytes}
         if self.params:
             config["params"] = dict(self.params)
@@ -407,9 +414,11 @@ class NetworkSpec(_Table):
         try:
             rate = link.nominal_rate(where) if link.queue.size.kind == "bdp" else 1
             # 'bdp' is the bottleneck's round trip: rate x 2 x one-way delay (seed 000).
-            return link.queue.engine_config(rate, forward.engine_delay(), self.packet_size, self.ack_size)
+            return link.queue.engine_config(rate, forward.engine_delay(), self.packet_size, self.ack_size,
+                                            f"network.bottleneck.{used}")
         except BadValue as exc:
-            raise BadValue(exc.message, exc.accepted, subpath=("bottleneck", *used.split("."), "size")) from None
+            raise BadValue(exc.message, exc.accepted,
+                           subpath=("bottleneck", *used.split("."), *(exc.subpath or ("size",)))) from None
 
     def engine_topology(self) -> dict:
         """The engine's `topology`: every one-way link, node settings and the reported bottleneck. A copy,
@@ -443,9 +452,10 @@ class NetworkSpec(_Table):
                     rate = link.nominal_rate(where) if link.queue.size.kind == "bdp" else 1
                     try:
                         engine_queue = link.queue.engine_config(rate, (self.rtt or 0) // 2, self.packet_size,
-                                                                self.ack_size)
+                                                                self.ack_size, f"network.links.{index}.queue")
                     except BadValue as exc:
-                        raise BadValue(exc.message, exc.accepted, subpath=(*where, "queue", "size")) from None
+                        raise BadValue(exc.message, exc.accepted,
+                                       subpath=(*where, "queue", *(exc.subpath or ("size",)))) from None
                 entry = {"name": link.name, "from": link.source, "to": link.target, "rate_bps": link.engine_rate(),
                          "delay_ns": link.engine_delay(), "queue": engine_queue, "loss_rate": link.loss_rate}
                 models = link.engine_models()
@@ -865,6 +875,28 @@ class Scenario(_Table):
                                            subpath=("traffic", index, key))
         return self
 
+    @model_validator(mode="after")
+    def _series_fit(self) -> "Scenario":
+        """Refuse a time series too long to keep: sample_interval = "1ns" over half a second ran the engine
+        out of memory (an abort with a Rust backtrace) after filling every byte of the machine. After _check,
+        which refuses more flows than the engine holds, so that a huge count is named as that."""
+        interval = self.run.sample_interval
+        if interval == 0:
+            return self
+        # Each sample is a row per scenario flow, one for the bottleneck's queue and one per link with a queue.
+        links = (2 if self.network.bottleneck is not None
+                 else sum(1 for link in self.network.engine_topology()["links"] if link["queue"] is not None))
+        series = sum(flow.count for flow in self.flows) + 1 + links
+        rows = self.run.duration // interval * series
+        if rows > MAX_SAMPLE_ROWS:
+            shortest = -(-self.run.duration * series // MAX_SAMPLE_ROWS)  # ns, rounded up
+            raise BadValue(f"sampling {series} series (the flows and the queues) every {_short(interval)} for "
+                           f"{_seconds(self.run.duration)} keeps {rows:.2g} rows, more than the "
+                           f"{MAX_SAMPLE_ROWS // 10**6} million a run may (about 60 bytes each)",
+                           f"an interval of at least {_short(shortest)}, or \"0s\" for no time series",
+                           subpath=("run", "sample_interval"))
+        return self
+
     @staticmethod
     def _check_route(index: int, key: str, nodes: list[str], hops: set, retraced: bool = False) -> None:
         for hop in zip(nodes, nodes[1:]):
@@ -920,6 +952,14 @@ class Scenario(_Table):
 
 def _seconds(ns: int) -> str:
     return f"{ns / 1e9:g} s"
+
+
+def _short(ns: int) -> str:
+    """A duration in the largest unit that leaves it at least 1: '40ns', '520us', '1.5ms'."""
+    for unit, size in (("s", 10**9), ("ms", 10**6), ("us", 10**3)):
+        if ns >= size:
+            return f"{ns / size:g}{unit}"
+    return f"{ns}ns"
 
 
 def read_toml(path: str | Path) -> dict:

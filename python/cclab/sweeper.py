@@ -88,8 +88,9 @@ def run_sweep(sweep: Sweep, store: StudyStore, executor: Executor, retry_failed:
               progress: Callable[[SweepProgress], None] | None = None) -> SweepReport:
     """Compute the runs of `sweep` missing from `store` (or, with retry_failed, those that failed before).
 
-    Returns a report of what was done. KeyboardInterrupt (Ctrl-C) stops the executor at once and is
-    raised again; every run finished until then is already stored. While another process writes the
+    Returns a report of what was done. KeyboardInterrupt (Ctrl-C; SIGTERM as its subclass
+    cclab.cli.Terminated) stops the executor at once and is raised again; every run finished until then is
+    already stored. While another process writes the
     study, a sweep whose runs are all stored reads them without the lock; one that would compute raises
     StoreLocked, naming the other process.
     """

@@ -70,7 +70,8 @@ def require_namespaces() -> None:
     """Network namespaces and TUN: the testbed's two needs beyond root."""
     if not Path("/proc/self/ns/net").exists():
         raise LiveError("this kernel has no network namespaces (CONFIG_NET_NS); the local testbed cannot run."
-                        " Measure between two machines instead (docs/live.md)")
+                        " Measure between two machines instead: `cclab live server` on the receiver, `cclab live client HOST`"
+                        " on the sender")
     if not Path("/dev/net/tun").exists():
         raise LiveError("/dev/net/tun is missing, and the testbed's delay line needs it: `modprobe tun`, or "
                         "in a container pass --device /dev/net/tun")
