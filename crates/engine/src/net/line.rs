@@ -4,7 +4,8 @@
 //! every data packet and its ACK pass four such lines, and the pop and push are most of a line's cost.
 //!
 //! The ring gives room back when it holds far less than it has room for (`spare`, called by the link,
-//! which decides how often to ask), so that memory follows the packets on the wire. When it grows or
+//! which decides how often to ask), so that memory follows the packets on the wire; a small ring may
+//! keep it instead, within a bound on all kept rings (`keep_or_give_back_spare`). When it grows or
 //! gives room back it swaps its buffer for one of the new size from the simulation's `LinePool`, and
 //! leaves the old one there, rather than allocating, filling and freeing (`net::line_pool`).
 
