@@ -4,7 +4,8 @@
 //! every data packet and its ACK pass four such lines, and the pop and push are most of a line's cost.
 //!
 //! The ring gives room back when it holds far less than it has room for (`spare`, called by the link,
-//! which decides how often to ask), so that memory follows the packets on the wire. When it grows or
+//! which decides how often to ask), so that memory follows the packets on the wire; a small ring may
+//! keep it instead, within a bound on all kept rings (`keep_or_give_back_spare`). When it grows or
 //! gives room back it swaps its buffer for one of the new size from the simulation's `LinePool`, and
 //! leaves the old one there, rather than allocating, filling and freeing (`net::line_pool`).
 
@@ -38,7 +39,11 @@ pub struct Line {
     len: usize,
     /// Below this length the ring has spare room to give back (`spare::spare_room` for its capacity and
     /// `FLOOR`, 0 if none), set when the ring is reallocated: the test after every pop is one compare.
+    /// Also 0 while the ring keeps its room (`keeps`).
     spare_below: usize,
+    /// The ring kept its spare room, counted in the pool's kept room (`keep_or_give_back_spare`), until it
+    /// next reallocates.
+    keeps: bool,
 }
 
 impl Line {
@@ -96,7 +101,7 @@ impl Line {
     /// than `FLOOR` entries' room).
     #[inline(always)]
     pub fn has_spare(&self) -> bool {
-        debug_assert_eq!(self.len < self.spare_below, spare_room(self.len, self.slots.len(), FLOOR));
+        debug_assert_eq!(self.len < self.spare_below, !self.keeps && spare_room(self.len, self.slots.len(), FLOOR));
         self.len < self.spare_below
     }
 
@@ -109,6 +114,26 @@ impl Line {
             // Any slot serves as filler: the ring is never empty of slots once it has room to give back.
             let filler = self.slots[self.head];
             self.reallocate(kept_capacity(self.len, FLOOR), filler, lines);
+        }
+    }
+
+    /// As `give_back_spare`, but keep the room instead while the pool's bound on kept room allows
+    /// (`LinePool::keep`): the ring then stops asking (`has_spare` is false) until it next grows. A line
+    /// that carries its flow's window as trains empties and refills every round trip; giving room back
+    /// as each train drained and growing again at the next was 6.9 % of the example's instructions
+    /// (docs/benchmarks.md, run 22b). The bound keeps the rings compact where that matters, with many
+    /// lines (`line_pool`), and memory bounded by what is in flight plus the bound.
+    #[cold]
+    #[inline(never)]
+    pub fn keep_or_give_back_spare(&mut self, lines: &mut LinePool) {
+        if self.has_spare() {
+            if lines.keep(self.slots.len()) {
+                self.keeps = true;
+                self.spare_below = 0;
+            } else {
+                let filler = self.slots[self.head];
+                self.reallocate(kept_capacity(self.len, FLOOR), filler, lines);
+            }
         }
     }
 
@@ -137,6 +162,10 @@ impl Line {
                 slots
             }
         };
+        if self.keeps {
+            lines.release(self.slots.len());
+            self.keeps = false;
+        }
         lines.give(std::mem::replace(&mut self.slots, slots));
         self.head = 0;
         self.spare_below = if capacity > FLOOR { capacity / 8 } else { 0 };

@@ -25,11 +25,18 @@ use crate::net::line::{OnLine, FLOOR};
 /// 9 classes (16 to 4096 entries, the ones the line's floor and this bound allow), so 2.25 MB in all
 /// (1000 flows at 1 Gbit/s peak at about 19 MB).
 const CLASS_BYTES: usize = 256 * 1024;
+/// Bytes of ring that lines may keep with spare room in them (`Line::keep_or_give_back_spare`): 256 KB,
+/// one flow's four access lines of 1024 entries. Within it, a line that carries trains keeps its room
+/// between them; beyond it (many lines, as with 1000 flows), room is given back at once as before, so
+/// that the rings stay compact and their writes land in memory a recent arrival touched (run 18b).
+const KEEP_BYTES: usize = 256 * 1024;
 
 /// Buffers by size class: `classes[k]` holds buffers of 2^k entries, most recently given last.
 #[derive(Default)]
 pub struct LinePool {
     classes: Vec<Vec<Vec<OnLine>>>,
+    /// Bytes of the rings that lines keep with spare room (`keep`), at most `KEEP_BYTES`.
+    kept: usize,
 }
 
 impl LinePool {
@@ -56,6 +63,35 @@ impl LinePool {
         if (kept.len() + 1) * size * std::mem::size_of::<OnLine>() <= CLASS_BYTES {
             kept.push(slots);
         }
+    }
+
+    /// Whether a line may keep its ring of `capacity` entries with spare room in it: yes while the rings
+    /// kept so far and this one fit in `KEEP_BYTES`; then it counts until the line `release`s it.
+    pub fn keep(&mut self, capacity: usize) -> bool {
+        let bytes = capacity * std::mem::size_of::<OnLine>();
+        let fits = self.kept + bytes <= KEEP_BYTES;
+        if fits {
+            self.kept += bytes;
+        }
+        fits
+    }
+
+    /// A line that kept its ring of `capacity` entries (`keep`) reallocates it.
+    pub fn release(&mut self, capacity: usize) {
+        self.kept -= capacity * std::mem::size_of::<OnLine>();
+    }
+
+    /// Bytes of the rings lines keep with spare room now (`keep`).
+    #[cfg(test)]
+    pub fn kept_bytes(&self) -> usize {
+        self.kept
+    }
+
+    /// A pool whose bound on kept room is used up, so that a line gives its spare room back at once
+    /// (as with many lines), for tests of the give-back.
+    #[cfg(test)]
+    pub fn kept_in_full() -> LinePool {
+        LinePool { kept: KEEP_BYTES, ..LinePool::default() }
     }
 
     /// Bytes of buffers held now.
@@ -97,6 +133,19 @@ mod tests {
         assert!(pool.take(16).is_none());
         assert!(pool.take(64).is_none());
         assert_eq!(pool.take(32).map(|b| b.len()), Some(32));
+    }
+
+    #[test]
+    fn lines_keep_room_up_to_the_bound() {
+        // 256 KB: three rings of 1024 entries (64 KB each) fit, then one of 512 (32 KB), another 512
+        // too (256 KB in all), and nothing more until a ring is released.
+        let mut pool = LinePool::default();
+        assert!((0..3).all(|_| pool.keep(1024)));
+        assert!(pool.keep(512) && pool.keep(512));
+        assert!(!pool.keep(16));
+        pool.release(1024);
+        assert!(pool.keep(1024) && !pool.keep(16));
+        assert_eq!(pool.kept_bytes(), 256 * 1024);
     }
 
     #[test]

@@ -711,7 +711,9 @@ impl Link {
     /// room) gives it back at once, so that its ring stays compact: the slot a packet is written to was
     /// then freed by a recent arrival and is still in the cache, where in a ring many times longer than
     /// its contents every write went to memory untouched for a whole turn of the ring (with 1000 flows
-    /// at 10 Gbit/s, run 18b measured 1.4x the speed from this and the aligned entries). A large line
+    /// at 10 Gbit/s, run 18b measured 1.4x the speed from this and the aligned entries). That matters
+    /// only when the rings together outgrow the cache, so a small line keeps its room instead while the
+    /// rings kept so far fit the pool's bound (`Line::keep_or_give_back_spare`, run 22b). A large line
     /// gives room back at most once per `LINE_REVIEW_INTERVAL` of simulated time: a line that carries
     /// its flow's window as a train (sent back to back, shorter than the round trip) empties between
     /// trains, and shrinking as each train drained and growing back at the next reallocated (and
@@ -721,7 +723,7 @@ impl Link {
     #[inline(never)]
     fn review_line(&mut self, now: SimTime, lines: &mut LinePool) {
         if self.line.capacity() <= LINE_FREE_SHRINK {
-            self.line.give_back_spare(lines);
+            self.line.keep_or_give_back_spare(lines);
         } else if now >= self.line_review {
             self.line.give_back_spare(lines);
             self.line_review = now + LINE_REVIEW_INTERVAL;
@@ -753,12 +755,13 @@ mod tests {
     #[test]
     fn a_line_gives_back_room_once_its_flow_slows_down() {
         // 12 Mbit/s (1 ms a packet), 0 delay on an unbounded buffer: 200 packets offered at once go
-        // out 1 ms apart (packet k arrives at k + 1 ms), the line grows to 256 entries of room. The
-        // arrival that leaves 31 (31 < 256 / 8 = 32, at 169 ms) shrinks the room to 2 x 31 = 62,
-        // rounded up to 64; at 23 left (177 ms; 23 >= 64 / 8) it stays 64, and arrivals go on in order.
+        // out 1 ms apart (packet k arrives at k + 1 ms), the line grows to 256 entries of room. Other
+        // lines already keep all the room the pool allows (`LinePool::kept_in_full`), so the arrival
+        // that leaves 31 (31 < 256 / 8 = 32, at 169 ms) shrinks the room to 2 x 31 = 62, rounded up
+        // to 64; at 23 left (177 ms; 23 >= 64 / 8) it stays 64, and arrivals go on in order.
         let mut l = link(Buffer::Unbounded, 0);
         let mut events = EventQueue::new();
-        let mut lines = LinePool::default();
+        let mut lines = LinePool::kept_in_full();
         for seq in 0..200 {
             l.enqueue(SimTime(0), data_packet(seq, 1500), &mut events, &mut lines);
         }
@@ -769,6 +772,34 @@ mod tests {
         assert_eq!(l.line.len(), 23);
         assert_eq!(l.line.capacity(), 64);
         assert_eq!(drain(&mut l, &mut events, &mut lines).first(), Some(&(178 * MS, 177)));
+    }
+
+    #[test]
+    fn a_line_keeps_its_room_between_trains_while_the_pool_allows() {
+        // As above, but with nothing kept yet: at 31 left (169 ms) the line keeps its 256 entries
+        // (16 KB, within the pool's 256 KB) and stops asking; drained, it still has them, and a second
+        // train of 200 needs no growth. Then it grows past them (300 at once: 512 entries), which
+        // hands the kept room back to the pool's count.
+        let mut l = link(Buffer::Unbounded, 0);
+        let mut events = EventQueue::new();
+        let mut lines = LinePool::default();
+        for seq in 0..200 {
+            l.enqueue(SimTime(0), data_packet(seq, 1500), &mut events, &mut lines);
+        }
+        assert_eq!(drain(&mut l, &mut events, &mut lines).len(), 200);
+        assert_eq!((l.line.len(), l.line.capacity()), (0, 256));
+        assert_eq!(lines.kept_bytes(), 256 * 64);
+        for seq in 200..400 {
+            l.enqueue(SimTime(300 * MS), data_packet(seq, 1500), &mut events, &mut lines);
+        }
+        assert_eq!(l.line.capacity(), 256);
+        let arrivals = drain(&mut l, &mut events, &mut lines);
+        assert_eq!((arrivals.first(), arrivals.len()), (Some(&(301 * MS, 200)), 200));
+        for seq in 400..700 {
+            l.enqueue(SimTime(600 * MS), data_packet(seq, 1500), &mut events, &mut lines);
+        }
+        assert_eq!(l.line.capacity(), 512);
+        assert_eq!(lines.kept_bytes(), 0);
     }
 
     /// DropTail both ways: as start times (`Fifo`) and as a scheduled queue.
