@@ -62,21 +62,26 @@ def finish(spec: Path, store: Path) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
-@pytest.mark.parametrize("how", ["SIGKILL", "Ctrl-C"])
-def test_a_killed_sweep_finishes_on_the_next_run(tmp_path, how):
-    # Longer runs than elsewhere, so that the sweep is surely stopped half way: with 20 s runs a CI run
-    # (2026-11-21) saw all 24 finish before the Ctrl-C took effect.
+def stop_half_way(tmp_path: Path, stop, after: int):
+    """Start the small sweep, `stop(pid)` once `after` runs are stored, and wait for it to end: (spec, store,
+    process, stderr, runs stored). Longer runs than elsewhere, so that the sweep is surely stopped half
+    way: with 20 s runs a CI run (2026-11-21) saw all 24 finish before a Ctrl-C took effect."""
     spec = write_small_sweep(tmp_path / "spec", duration="60s")
     store = tmp_path / "store"
     process = start_sweep(spec, store)
-    wait_for_stored(store, 6, process)
-    if how == "SIGKILL":
-        os.kill(process.pid, signal.SIGKILL)  # the sweep alone, as the OOM killer would
-    else:
-        os.killpg(process.pid, signal.SIGINT)  # the whole foreground group, as a terminal does
-    out, err = process.communicate(timeout=TIMEOUT_S)
-    stopped_with = run_count(store)
-    assert 6 <= stopped_with < RUNS, "the sweep was not stopped half way"
+    wait_for_stored(store, after, process)
+    stop(process.pid)
+    _, err = process.communicate(timeout=TIMEOUT_S)
+    stored = run_count(store)
+    assert after <= stored < RUNS, "the sweep was not stopped half way"
+    return spec, store, process, err, stored
+
+
+@pytest.mark.parametrize("how", ["SIGKILL", "Ctrl-C"])
+def test_a_killed_sweep_finishes_on_the_next_run(tmp_path, how):
+    # SIGKILL to the sweep alone, as the OOM killer would; Ctrl-C to the whole foreground group, as a terminal does.
+    kill, sig = (os.kill, signal.SIGKILL) if how == "SIGKILL" else (os.killpg, signal.SIGINT)
+    spec, store, process, err, stopped_with = stop_half_way(tmp_path, lambda pid: kill(pid, sig), after=6)
     if how == "SIGKILL":
         assert process.returncode == -signal.SIGKILL
     else:
@@ -101,18 +106,9 @@ def test_sigterm_stops_a_sweep_as_ctrl_c_does(tmp_path, whom):
     # `kill PID` (the sweep alone) or a service manager's stop (the whole group): the workers are stopped,
     # the sweep says how many runs are stored and how to go on, exits 143 (128 + SIGTERM), and leaves no
     # semaphore for multiprocessing's resource tracker to warn about. SIGTERM's default action did none of
-    # that. Runs of 20 s simulated (under a second each), stopped after the first is stored: a few seconds.
-    spec = write_small_sweep(tmp_path / "spec", duration="20s")
-    store = tmp_path / "store"
-    process = start_sweep(spec, store)
-    wait_for_stored(store, 1, process)
-    if whom == "the sweep":
-        os.kill(process.pid, signal.SIGTERM)
-    else:
-        os.killpg(process.pid, signal.SIGTERM)
-    out, err = process.communicate(timeout=TIMEOUT_S)
-    stored = run_count(store)
-    assert 1 <= stored < RUNS, "the sweep was not stopped half way"
+    # that. Stopped after the first run is stored: a few seconds.
+    kill = os.kill if whom == "the sweep" else os.killpg
+    _, _, process, err, stored = stop_half_way(tmp_path, lambda pid: kill(pid, signal.SIGTERM), after=1)
     assert process.returncode == 143, err
     assert "Traceback" not in err and "leaked" not in err, err
     assert f"small: stopped; {stored} of {RUNS} runs are stored. Run the same command again" in err, err
