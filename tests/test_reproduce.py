@@ -144,6 +144,10 @@ def test_cli_lists_runs_and_refuses_unknown_parts(toy, tmp_path):
     assert none.returncode != 0 and "toy: no run stored in" in none.stderr
     unknown = _cli("report", "nope", "--store", str(tmp_path / "s"), env=env)
     assert unknown.returncode != 0 and "no stored runs of 'nope'" in unknown.stderr
+    # No study named and an empty store: an error saying how to store runs (it wrote an empty index page).
+    empty = _cli("report", "--store", str(tmp_path / "empty"), "--out", str(tmp_path / "e"), env=env)
+    assert empty.returncode != 0 and "nothing to report: no stored run in" in empty.stderr
+    assert "cclab reproduce STUDY" in empty.stderr and not (tmp_path / "e" / "index.html").exists()
 
 
 def test_seed000_quick_reproduction_holds_its_quick_findings(tmp_path):

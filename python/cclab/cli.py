@@ -481,6 +481,9 @@ def report_command(studies: tuple[str, ...], quick: bool | None, store: Path | N
         raise CclabError(f"no stored runs of {', '.join(map(repr, unknown))} in {root} and no reproduction study of "
                          f"that name; studies in the store: {', '.join(in_store) or 'none'}")
     _output_folder(out)
+    if not wanted:  # no study named and none stored: an index of nothing would look like a report
+        raise CclabError(f"nothing to report: no stored run in {root}; `cclab reproduce STUDY` or `cclab sweep "
+                         "FILE` stores runs (--store or $CCLAB_STORE names another store)")
     console = _stderr()
     written = []
     for study in wanted:
