@@ -46,23 +46,35 @@ def queue_list() -> list[dict]:
     return list(json.loads(load_engine().queues_json()))
 
 
-def _parameter_names(entries: list[dict[str, Any]], name: str) -> set[str] | None:
-    """Parameter names of the entry called `name` (its own list and every variant's), None if none is."""
-    for entry in entries:
-        if entry["name"] == name:
-            names = {str(p["name"]) for p in entry.get("parameters") or []}
-            for variant in entry.get("variants") or []:
-                names.update((variant.get("parameters") or {}).keys())
-            return names
-    return None
+def _entry(kind: str, name: str) -> dict[str, Any] | None:
+    """The engine's description of the queue discipline (kind "queue") or algorithm (kind "algorithm")
+    called `name`, None if it has none; EngineUnavailable when the engine cannot be asked."""
+    entries = queue_list() if kind == "queue" else algorithm_list()
+    return next((entry for entry in entries if entry["name"] == name), None)
+
+
+def _variants(entry: dict[str, Any] | None) -> list[dict[str, Any]]:
+    return (entry or {}).get("variants") or []
+
+
+def _parameter_names(kind: str, name: str) -> set[str] | None:
+    """Parameter names of the entry (its own list and every variant's), None if there is none or the
+    engine cannot say."""
+    try:
+        entry = _entry(kind, name)
+    except EngineUnavailable:
+        return None
+    if entry is None:
+        return None
+    names = {str(p["name"]) for p in entry.get("parameters") or []}
+    for variant in _variants(entry):
+        names.update((variant.get("parameters") or {}).keys())
+    return names
 
 
 def queue_parameters(discipline: str) -> set[str] | None:
     """Engine parameter names of a discipline (every variant's), or None when the engine cannot say."""
-    try:
-        return _parameter_names(queue_list(), discipline)
-    except EngineUnavailable:
-        return None
+    return _parameter_names("queue", discipline)
 
 
 def parameter_defaults(kind: str, name: str) -> dict[str, Any]:
@@ -71,16 +83,14 @@ def parameter_defaults(kind: str, name: str) -> dict[str, Any]:
     defaults' JSON types are the parameters' types: serde writes a Rust float with a decimal point, so
     an integer default is an integer parameter."""
     try:
-        entries = queue_list() if kind == "queue" else algorithm_list()
+        entry = _entry(kind, name)
     except EngineUnavailable:
         return {}
     defaults: dict[str, Any] = {}
-    for entry in entries:
-        if entry["name"] == name:
-            for variant in entry.get("variants") or []:
-                for key, value in (variant.get("parameters") or {}).items():
-                    if defaults.get(key) is None:
-                        defaults[key] = value
+    for variant in _variants(entry):
+        for key, value in (variant.get("parameters") or {}).items():
+            if defaults.get(key) is None:
+                defaults[key] = value
     return defaults
 
 
@@ -89,25 +99,18 @@ def variant_parameters(kind: str, name: str, variant: str | None = None) -> dict
     "algorithm"): `variant`, else the entry's default variant. Empty when the engine cannot say, or has
     no such entry or variant (the engine reports that itself, naming the field)."""
     try:
-        entries = queue_list() if kind == "queue" else algorithm_list()
+        entry = _entry(kind, name)
     except EngineUnavailable:
         return {}
-    for entry in entries:
-        if entry["name"] == name:
-            wanted = variant if variant is not None else entry.get("default_variant")
-            for candidate in entry.get("variants") or []:
-                if candidate["name"] == wanted:
-                    return dict(candidate.get("parameters") or {})
-    return {}
+    wanted = variant if variant is not None else (entry or {}).get("default_variant")
+    chosen = next((candidate for candidate in _variants(entry) if candidate["name"] == wanted), {})
+    return dict(chosen.get("parameters") or {})
 
 
 def algorithm_parameters(name: str) -> set[str] | None:
     """Engine parameter names of an algorithm (its own list and every variant's), or None when the engine
     cannot say."""
-    try:
-        return _parameter_names(algorithm_list(), name)
-    except EngineUnavailable:
-        return None
+    return _parameter_names("algorithm", name)
 
 
 def queue_names() -> list[str]:
