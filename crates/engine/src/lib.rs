@@ -8,6 +8,7 @@ pub mod config;
 pub mod event;
 pub mod histogram;
 pub mod net;
+pub mod receipts;
 pub mod rng;
 pub mod run_error;
 pub mod sim;

@@ -21,6 +21,7 @@ use crate::net::packet::{Direction, Packet};
 use crate::net::queue::registry::{self as queues, QueueLimits};
 use crate::net::queue::LinkInfo;
 use crate::net::topology::{LinkPlan, Topology};
+use crate::receipts::{EarlyReceipts, Reading};
 use crate::rng::SimRng;
 use crate::run_error::RunError;
 use crate::stats::{jain_index, BottleneckSummary, ConnectionRecords, FlowLife, FlowSeries, FlowSummary, GroupSummary, LinkSeries, LinkSummary, QueueSeries, Summary};
@@ -80,6 +81,16 @@ struct Flow {
     source: Option<u32>,
     /// The connection ended and its slot is free (its bytes are in its group's `retired_bytes`).
     retired: bool,
+    /// Packets its receiver took ahead of their arrival that a reading could see early (`receipts`).
+    early: EarlyReceipts,
+}
+
+impl Flow {
+    /// The receiver's (delivered, received) packets as of a reading at `now`: without the packets it
+    /// took ahead of their arrival (`Simulation::receive_at_hand_off`).
+    fn receiver_counts(&self, now: SimTime, reading: Reading) -> (u64, u64) {
+        self.early.as_of(now, reading, (self.receiver.delivered(), self.receiver.received()))
+    }
 }
 
 /// Where a flow slot's route in one direction lies in `Routes::links`, and its first link: read at every
@@ -270,6 +281,15 @@ pub struct Simulation {
     queue_series: QueueSeries,
     link_series: LinkSeries,
     cc_scratch: Vec<(&'static str, f64)>,
+    /// Per link: a data packet handed off to it is taken by its receiver at once (`receive_at_hand_off`).
+    receives_at_hand_off: Vec<bool>,
+    /// No reading of the receivers' counts happens before this time (the next sample, the measurement
+    /// start, the end of the current step): a packet taken ahead that arrives earlier needs no receipt.
+    read_horizon: SimTime,
+    /// The end of the current `run_until` step.
+    step_end: SimTime,
+    /// The time of the next `Sample` event, if any.
+    next_sample: Option<SimTime>,
 }
 
 impl Simulation {
@@ -340,6 +360,7 @@ impl Simulation {
                 group: None,
                 source: None,
                 retired: false,
+                early: EarlyReceipts::default(),
             });
             flow_routes.push(&routes.next().expect("one route per flow"));
             let flow = flows.last_mut().expect("pushed");
@@ -420,11 +441,68 @@ impl Simulation {
             queue_series: QueueSeries::default(),
             link_series: LinkSeries::default(),
             cc_scratch: Vec::new(),
+            receives_at_hand_off: vec![],
+            read_horizon: SimTime::ZERO,
+            step_end: SimTime::ZERO,
+            next_sample: (sample_interval > SimDuration::ZERO).then_some(SimTime::ZERO),
         };
+        sim.receives_at_hand_off = sim.links_received_at_hand_off();
         if measure_from == SimTime::ZERO {
             sim.snapshot = Some(sim.take_snapshot());
         }
         Ok(sim)
+    }
+
+    /// Links whose data packets the receiver takes when the link before hands them off: the last link
+    /// of the flow's data route, if it is plain and unbounded (the packet's arrival is known at the
+    /// hand-off), used by that flow alone, and fed by a hand-off link; and if the first link of the
+    /// flow's ACK route is plain, unbounded and the flow's alone as well (its ACKs enter it at their
+    /// future time, in order). Not for a flow with delayed ACKs (its receiver timer would have to fire
+    /// between the hand-off and the arrival).
+    ///
+    /// Only in a run of one flow and no traffic sources: an ACK that enters the link back ahead of time
+    /// has its events numbered earlier, which decides the order of two events due at the same
+    /// nanosecond. Within one flow no result was found to depend on it (every one-flow fingerprint and
+    /// Table I cell identical, run 22c); between flows it does (a starved NewReno's goodput moved 6 %
+    /// in a golden run), so runs of several flows keep the packet-by-packet order until such a change
+    /// is reviewed for every study (docs/benchmarks.md, run 24).
+    fn links_received_at_hand_off(&self) -> Vec<bool> {
+        let mut eligible = vec![false; self.links.len()];
+        if !self.sources.is_empty() || self.flows.len() != 1 {
+            return eligible;
+        }
+        let mut users = vec![0u32; self.links.len()];
+        for f in 0..self.flows.len() as u32 {
+            for dir in [Direction::Forward, Direction::Reverse] {
+                for &l in self.routes.path(f, dir) {
+                    users[l as usize] += 1;
+                }
+            }
+        }
+        let own_plain_link = |l: u32| users[l as usize] == 1 && self.links[l as usize].is_plain_unbounded();
+        for (f, flow_cfg) in self.cfg.flows.iter().enumerate() {
+            let data = self.routes.path(f as u32, Direction::Forward);
+            let [.., before, last] = *data else { continue };
+            let Some(&ack_first) = self.routes.path(f as u32, Direction::Reverse).first() else { continue };
+            eligible[last as usize] = !flow_cfg.delayed_ack
+                && self.links[before as usize].hands_off()
+                && own_plain_link(last)
+                && own_plain_link(ack_first);
+        }
+        eligible
+    }
+
+    /// Every data packet reaches its receiver through its last link's events, as before run 24: for
+    /// tests that compare the two ways. Call before running.
+    #[doc(hidden)]
+    pub fn without_receiving_ahead(&mut self) {
+        self.receives_at_hand_off.fill(false);
+    }
+
+    /// The earliest time anything may read the receivers' counts from now on (`read_horizon`).
+    fn update_read_horizon(&mut self) {
+        let measure_start = if self.snapshot.is_none() { self.measure_from } else { SimTime::MAX };
+        self.read_horizon = self.step_end.min(self.next_sample.unwrap_or(SimTime::MAX)).min(measure_start);
     }
 
     pub fn now(&self) -> SimTime {
@@ -454,6 +532,8 @@ impl Simulation {
     pub fn run_until(&mut self, t: SimTime) -> Result<(), RunError> {
         self.check_event_sequence()?;
         let t = t.min(self.end);
+        self.step_end = t;
+        self.update_read_horizon();
         while let Some((time, event)) = self.events.pop_due(t) {
             debug_assert!(time >= self.now, "time went backwards");
             self.now = time;
@@ -525,11 +605,16 @@ impl Simulation {
             Event::Sample => {
                 self.sample();
                 let next = now + self.sample_interval;
+                self.next_sample = (next <= self.end).then_some(next);
                 if next <= self.end {
                     self.events.schedule(next, Event::Sample);
                 }
+                self.update_read_horizon();
             }
-            Event::MeasureStart => self.snapshot = Some(self.take_snapshot()),
+            Event::MeasureStart => {
+                self.snapshot = Some(self.take_snapshot());
+                self.update_read_horizon();
+            }
             Event::TrafficArrival(k) => {
                 self.open_connection(k as usize);
                 let source = &mut self.sources[k as usize];
@@ -602,8 +687,39 @@ impl Simulation {
         let next_link = self.routes.next_after(from, &pkt);
         let next_link = next_link.expect("a hand-off link is never the last hop") as usize;
         pkt.hop += 1;
+        if self.receives_at_hand_off[next_link] {
+            self.receive_at_hand_off(next_link, arrival, pkt);
+            return next_link;
+        }
         self.links[next_link].enqueue(arrival, pkt, &mut self.events, &mut self.lines);
         next_link
+    }
+
+    /// `pkt` enters the receiver's access link `link` at `arrival` (in the future). The link is plain and
+    /// unbounded, so the packet's arrival at the receiver is known now: the receiver takes it at once, as
+    /// of that arrival, and its ACK enters the first link back at that time. One event and one line pass
+    /// fewer per data packet than putting it on the access link's line (docs/benchmarks.md, run 24).
+    ///
+    /// What changes is only when the ACK's events are numbered, which orders two events due at the same
+    /// nanosecond (`links_received_at_hand_off` says why this is for one-flow runs).
+    #[inline(never)]
+    fn receive_at_hand_off(&mut self, link: usize, arrival: SimTime, pkt: Packet) {
+        let at = self.links[link].traverse_plainly(arrival, pkt.size);
+        let f = pkt.flow & SLOT_MASK;
+        let flow = &mut self.flows[f as usize];
+        if at >= self.read_horizon {
+            flow.early.record(self.now, at, flow.receiver.delivered(), flow.receiver.received());
+        }
+        debug_assert!(self.out.is_empty());
+        flow.receiver.on_data(at, &pkt, &mut self.out);
+        debug_assert!(flow.receiver.timer_deadline().is_none(), "a receiver with delayed ACKs is never ahead");
+        let first = self.routes.first_hop(f, Direction::Reverse) as usize;
+        let back = &mut self.links[first];
+        for &ack in &self.out {
+            back.enqueue(at, ack, &mut self.events, &mut self.lines);
+        }
+        self.out.clear();
+        self.pass_on_handed_off(first);
     }
 
     /// Packets a hand-off link just transmitted go to their next (unbounded, exclusive) hop now, with
@@ -728,11 +844,11 @@ impl Simulation {
             stats.completion.record(now.since(flow.life.started_at.expect("a completed flow started")));
         }
         if let Some(k) = flow.source {
-            stats.retired_bytes += delivered_bytes(flow, payload);
+            stats.retired_bytes += delivered_bytes(flow, payload, now, Reading::AfterArrivals);
             flow.retired = true;
             self.sources[k as usize].free.push(f);
             if self.sources[k as usize].records {
-                push_record(&mut self.records, flow, g, payload);
+                push_record(&mut self.records, flow, g, payload, now);
             }
         }
     }
@@ -744,7 +860,7 @@ impl Simulation {
         for flow in self.flows[self.static_flows..].iter().filter(|f| !f.retired) {
             if let (Some(k), Some(g)) = (flow.source, flow.group) {
                 if self.sources[k as usize].records {
-                    push_record(&mut records, flow, g, payload);
+                    push_record(&mut records, flow, g, payload, self.now);
                 }
             }
         }
@@ -814,6 +930,7 @@ impl Simulation {
             group: Some(group),
             source: Some(k as u32),
             retired: false,
+            early: EarlyReceipts::default(),
         };
         match self.flows.get_mut(slot as usize) {
             // The slot was this source's before (its free list), so its route is already this one.
@@ -830,19 +947,19 @@ impl Simulation {
     }
 
     /// Payload bytes a group has had delivered: its ended connections' and its live flows'.
-    fn group_bytes(&self) -> Vec<u64> {
+    fn group_bytes(&self, reading: Reading) -> Vec<u64> {
         let payload = self.cfg.payload_size();
         let mut bytes: Vec<u64> = self.groups.iter().map(|g| g.retired_bytes).collect();
         for flow in self.flows.iter().filter(|f| !f.retired) {
             if let Some(g) = flow.group {
-                bytes[g as usize] += delivered_bytes(flow, payload);
+                bytes[g as usize] += delivered_bytes(flow, payload, self.now, reading);
             }
         }
         bytes
     }
 
     fn take_snapshot(&mut self) -> Snapshot {
-        for (g, bytes) in self.group_bytes().into_iter().enumerate() {
+        for (g, bytes) in self.group_bytes(Reading::BeforeArrivals).into_iter().enumerate() {
             self.groups[g].bytes_at_measure = bytes;
             self.groups[g].completed_at_measure = self.groups[g].completed;
         }
@@ -852,7 +969,7 @@ impl Simulation {
         }
         let flows = &self.flows[..self.static_flows];
         Snapshot {
-            delivered: flows.iter().map(|f| f.receiver.delivered()).collect(),
+            delivered: flows.iter().map(|f| f.receiver_counts(self.now, Reading::BeforeArrivals).0).collect(),
             senders: flows.iter().map(|f| f.sender.counters().clone()).collect(),
             links: self.reported.iter().map(|&l| self.links[l].counters(self.now)).collect(),
         }
@@ -872,7 +989,7 @@ impl Simulation {
             s.rtt_s.push(secs(flow.sender.rtt().latest()));
             s.rto_s.push(flow.sender.current_rto().as_secs_f64());
             s.in_flight.push(flow.sender.in_flight());
-            s.delivered.push(flow.receiver.delivered());
+            s.delivered.push(flow.receiver_counts(self.now, Reading::BeforeArrivals).0);
             self.cc_scratch.clear();
             cc.state(&mut self.cc_scratch);
             for (name, value) in &self.cc_scratch {
@@ -921,7 +1038,7 @@ impl Simulation {
             .map(|(i, f)| {
                 let c = f.sender.counters();
                 let c0 = &snap.senders[i];
-                let delivered = f.receiver.delivered() - snap.delivered[i];
+                let delivered = f.receiver_counts(self.now, Reading::AfterArrivals).0 - snap.delivered[i];
                 let samples = c.rtt_samples - c0.rtt_samples;
                 FlowSummary {
                     flow: i as u32,
@@ -987,7 +1104,7 @@ impl Simulation {
             packets_forwarded: b.map_or(0, |b| b.packets_forwarded),
         };
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
-        let group_bytes = self.group_bytes();
+        let group_bytes = self.group_bytes(Reading::AfterArrivals);
         let mut stopped = vec![0u64; self.groups.len()];
         for f in &self.flows[..self.static_flows] {
             let done = f.life.segments.is_none() && f.life.stop.is_some_and(|s| s <= self.now) && f.sender.packets_out() == 0;
@@ -1041,7 +1158,7 @@ impl Simulation {
 
     fn flow_life(&self, f: &Flow) -> FlowLife {
         let payload = self.cfg.payload_size() as u64;
-        let delivered_bytes = f.receiver.delivered() * payload;
+        let delivered_bytes = f.receiver_counts(self.now, Reading::AfterArrivals).0 * payload;
         let started = f.life.started_at;
         // A flow that stops writing ends at its stop time; a transfer when its last byte is acknowledged.
         let stopped = f.life.stop.filter(|&stop| stop <= self.now && f.life.segments.is_none());
@@ -1093,7 +1210,7 @@ impl Simulation {
     /// goes the same way (see below); `sent <= received + dropped + in_network` always holds.
     pub fn data_packet_census(&self) -> (u64, u64, u64, u64) {
         let sent = self.flows.iter().map(|f| f.sender.counters().packets_sent).sum();
-        let received = self.flows.iter().map(|f| f.receiver.received()).sum();
+        let received = self.flows.iter().map(|f| f.receiver_counts(self.now, Reading::AfterArrivals).1).sum();
         // Links on data routes; exact as long as no link carries both data and ACKs (true of the
         // dumbbell and of any network whose flows all go one way over duplex links). With flows in both
         // directions (`direction = reverse`, or routes that cross) a shared link's drops and queue count
@@ -1109,6 +1226,8 @@ impl Simulation {
             dropped += c.drops + c.error_drops;
             in_network += link.packets_held() as u64;
         }
+        // Packets their receiver took ahead of time (`receive_at_hand_off`) are on no line until they arrive.
+        in_network += self.flows.iter().map(|f| f.early.not_yet_arrived(self.now)).sum::<u64>();
         (sent, received, dropped, in_network)
     }
 
@@ -1152,11 +1271,9 @@ impl Simulation {
     pub fn flow_progress(&self) -> Vec<FlowProgress> {
         self.flows
             .iter()
-            .map(|f| FlowProgress {
-                packets_sent: f.sender.counters().packets_sent,
-                new_packets_sent: f.sender.snd_nxt(),
-                delivered: f.receiver.delivered(),
-                received: f.receiver.received(),
+            .map(|f| {
+                let (delivered, received) = f.receiver_counts(self.now, Reading::AfterArrivals);
+                FlowProgress { packets_sent: f.sender.counters().packets_sent, new_packets_sent: f.sender.snd_nxt(), delivered, received }
             })
             .collect()
     }
@@ -1201,14 +1318,14 @@ pub struct QueueLevel {
     pub limit_bytes: Option<u64>,
 }
 
-fn push_record(records: &mut ConnectionRecords, flow: &Flow, group: u32, payload: u32) {
+fn push_record(records: &mut ConnectionRecords, flow: &Flow, group: u32, payload: u32, now: SimTime) {
     let secs = |t: Option<SimTime>| t.map_or(f64::NAN, |t| t.as_secs_f64());
     let life = &flow.life;
     records.group.push(group);
     records.start_s.push(secs(life.started_at));
     records.end_s.push(secs(life.completed_at));
     records.size_bytes.push(life.size_bytes.unwrap_or(0));
-    records.bytes.push(delivered_bytes(flow, payload));
+    records.bytes.push(delivered_bytes(flow, payload, now, Reading::AfterArrivals));
     records.completion_time_s.push(match (life.started_at, life.completed_at) {
         (Some(start), Some(end)) => end.since(start).as_secs_f64(),
         _ => f64::NAN,
@@ -1230,9 +1347,10 @@ fn with_pacing(sender: Sender, pacing: Option<&BurstPacingConfig>, rng: SimRng) 
     }
 }
 
-/// Payload bytes delivered in order to a flow's receiver (a transfer's last segment counts its bytes only).
-fn delivered_bytes(flow: &Flow, payload: u32) -> u64 {
-    let bytes = flow.receiver.delivered() * payload as u64;
+/// Payload bytes delivered in order to a flow's receiver as of a reading at `now` (a transfer's last
+/// segment counts its bytes only).
+fn delivered_bytes(flow: &Flow, payload: u32, now: SimTime, reading: Reading) -> u64 {
+    let bytes = flow.receiver_counts(now, reading).0 * payload as u64;
     flow.life.size_bytes.map_or(bytes, |size| bytes.min(size))
 }
 

@@ -365,6 +365,22 @@ impl Link {
         Some((arrival, pkt))
     }
 
+    /// A link without models or packet errors whose buffer is unbounded: a packet's arrival at its far
+    /// end is known when it enters (`traverse_plainly`), and entering ahead of time changes nothing.
+    pub fn is_plain_unbounded(&self) -> bool {
+        self.models.is_none() && self.errors.is_none() && matches!(self.buffer, Buffer::Unbounded)
+    }
+
+    /// A packet of `size` bytes enters this plain unbounded link (`is_plain_unbounded`) at `now` and is
+    /// transmitted as `enqueue` would, with the same counters, but not put on the line: its arrival at the
+    /// far end is returned instead (`Simulation::receive_at_hand_off`).
+    #[inline(always)]
+    pub fn traverse_plainly(&mut self, now: SimTime, size: u32) -> SimTime {
+        debug_assert!(self.is_plain_unbounded());
+        let start = self.fifo_start(now, size).expect("an unbounded buffer never drops");
+        self.plain_arrival(start, size).expect("no packet errors")
+    }
+
     /// The packet handed off since the last call, with its arrival time at the next hop, when exactly one
     /// was (the usual case: one enqueue transmits at most one packet); None, leaving them, otherwise.
     #[inline(always)]

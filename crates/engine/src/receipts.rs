@@ -1,0 +1,131 @@
+//! Data packets a receiver took ahead of their arrival, so that it can be read as of now.
+//!
+//! When the bottleneck hands a data packet to the receiver's own access link, and that link is plain
+//! and unbounded, the packet's arrival at the receiver is already known: the receiver takes it then, as
+//! of that arrival (`Simulation::receive_at_hand_off`), which saves an event and a line pass per packet
+//! (docs/benchmarks.md, runs 22c and 24). The receiver then runs ahead of `now` by up to the access
+//! link's delay. Whatever reads its counts (a sample, the measurement start, a summary) must not see
+//! packets still on their way: this log keeps, for each packet taken ahead that could be seen early,
+//! when it arrives and the receiver's counts before it.
+//!
+//! Only packets that arrive at or after the next time anything reads the receiver are logged (the
+//! caller's `read_horizon`): the others have arrived by the time they could be read. With series off,
+//! that is the end of the runner's step, so the log holds a few packets at most.
+
+use crate::time::SimTime;
+
+/// The receiver's counts before one packet taken ahead of its arrival.
+#[derive(Copy, Clone)]
+struct Receipt {
+    at: SimTime,
+    delivered_before: u64,
+    received_before: u64,
+}
+
+/// Where a reading at `now` stands among the packets that arrive at `now` too.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// An event at `now` that fires before the arrivals due then (a sample or the measurement start:
+    /// scheduled long before the packet's arrival would have been, they won that tie before).
+    BeforeArrivals,
+    /// The end of a step up to `now`: every event due by `now` has fired.
+    AfterArrivals,
+}
+
+/// A ring of power-of-two capacity (as `net::line`'s): the index wraps with a mask, which cost less
+/// than std's `VecDeque` here (callgrind, run 22c). It keeps its room: it holds at most the packets of
+/// one access link in flight.
+#[derive(Default)]
+pub struct EarlyReceipts {
+    slots: Vec<Receipt>,
+    head: usize,
+    len: usize,
+}
+
+impl EarlyReceipts {
+    /// A packet arriving at `at` is taken at `now` by a receiver whose counts are these before it.
+    /// Receipts already due by `now` are forgotten first.
+    pub fn record(&mut self, now: SimTime, at: SimTime, delivered_before: u64, received_before: u64) {
+        self.forget_due(now);
+        if self.len == self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        self.slots[(self.head + self.len) & mask] = Receipt { at, delivered_before, received_before };
+        self.len += 1;
+    }
+
+    fn forget_due(&mut self, now: SimTime) {
+        let mask = self.slots.len().wrapping_sub(1);
+        while self.len > 0 && self.slots[self.head].at <= now {
+            self.head = (self.head + 1) & mask;
+            self.len -= 1;
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let capacity = (self.slots.len() * 2).max(16);
+        let mut slots = Vec::with_capacity(capacity);
+        slots.extend(self.pending());
+        slots.resize(capacity, Receipt { at: SimTime::ZERO, delivered_before: 0, received_before: 0 });
+        self.slots = slots;
+        self.head = 0;
+    }
+
+    /// The receipts in arrival order.
+    fn pending(&self) -> impl Iterator<Item = Receipt> + '_ {
+        let mask = self.slots.len().wrapping_sub(1);
+        (0..self.len).map(move |i| self.slots[(self.head + i) & mask])
+    }
+
+    /// (delivered, received) as of `now`, given the receiver's counts `current` (which include every
+    /// packet taken ahead): the counts before the first packet that has not arrived by the reading.
+    pub fn as_of(&self, now: SimTime, reading: Reading, current: (u64, u64)) -> (u64, u64) {
+        let pending = |r: &Receipt| r.at > now || (reading == Reading::BeforeArrivals && r.at == now);
+        match self.pending().find(pending) {
+            Some(r) => (r.delivered_before, r.received_before),
+            None => current,
+        }
+    }
+
+    /// Packets taken ahead that have not arrived by `now` (the end of a step): still in the network.
+    pub fn not_yet_arrived(&self, now: SimTime) -> u64 {
+        self.pending().filter(|r| r.at > now).count() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_as_of_a_reading_leave_out_packets_not_yet_arrived() {
+        let mut log = EarlyReceipts::default();
+        // Receiver counts (delivered, received) before each packet: 10/10, 11/11, 11/12 (a hole).
+        log.record(SimTime(100), SimTime(200), 10, 10);
+        log.record(SimTime(110), SimTime(210), 11, 11);
+        log.record(SimTime(120), SimTime(220), 11, 12);
+        let current = (13, 13);
+        assert_eq!(log.as_of(SimTime(150), Reading::AfterArrivals, current), (10, 10));
+        assert_eq!(log.as_of(SimTime(200), Reading::AfterArrivals, current), (11, 11));
+        assert_eq!(log.as_of(SimTime(200), Reading::BeforeArrivals, current), (10, 10));
+        assert_eq!(log.as_of(SimTime(220), Reading::AfterArrivals, current), current);
+        assert_eq!(log.not_yet_arrived(SimTime(205)), 2);
+    }
+
+    #[test]
+    fn due_receipts_are_forgotten_and_the_ring_grows_in_order() {
+        let mut log = EarlyReceipts::default();
+        // Each packet arrives 250 ns after it is taken: 25 are on their way at once, past the first 16 slots.
+        for k in 0..40u64 {
+            log.record(SimTime(k * 10), SimTime(k * 10 + 250), k, k);
+        }
+        // The last record, at 390, forgot the packets due by then (k <= 14).
+        assert_eq!(log.len, 25);
+        assert_eq!(log.as_of(SimTime(390), Reading::AfterArrivals, (40, 40)), (15, 15));
+        assert_eq!(log.as_of(SimTime(500), Reading::AfterArrivals, (40, 40)), (26, 26));
+        assert_eq!(log.not_yet_arrived(SimTime(390)), 25);
+    }
+}
