@@ -29,6 +29,9 @@ def single_error_line(process) -> str:
 @pytest.mark.parametrize("args, expected", [
     (["--set", "network.bottleneck.rate=200Mbs"],
      "error: scenario error: network.bottleneck.rate: '200Mbs' is not a rate; use a number followed by bps, kbps, Mbps or Gbps"),
+    (["--set", "network.bottleneck.rate=10"],
+     "error: scenario error: network.bottleneck.rate: 10 has no unit; use a number followed by bps, kbps, Mbps or Gbps "
+     "(e.g. '10Mbps')"),
     (["--set", "network.bottleneck.bogus=1"], "error: scenario error: network.bottleneck.bogus: unknown key 'bogus'; use one of"),
     (["--set", "network.bottleneck.delay=-1ms"], "error: scenario error: network.bottleneck.delay: '-1ms' is negative"),
     (["--set", "flows.0.cc=nosuchalgorithm"], "error: scenario error: flows.0.cc: 'nosuchalgorithm' is not a known algorithm; use one of"),
@@ -39,6 +42,15 @@ def single_error_line(process) -> str:
 def test_scenario_errors(example, args, expected):
     line = single_error_line(run_cli("run", str(example), "--json", *args))
     assert line.startswith(expected)
+
+
+def test_a_study_run_with_a_rate_without_a_unit_is_the_same_error(tmp_path):
+    # `cclab reproduce --set` applies the override to every run of the study: refused before anything runs.
+    line = single_error_line(run_cli("reproduce", "seed000", "--quick", "--only", "table1", "--store",
+                                     str(tmp_path / "store"), "--set", "network.bottleneck.rate=10"))
+    assert line == ("error: scenario error: network.bottleneck.rate: 10 has no unit; use a number followed by bps, "
+                    "kbps, Mbps or Gbps (e.g. '10Mbps')")
+    assert not (tmp_path / "store").exists()
 
 
 def test_missing_file(tmp_path):

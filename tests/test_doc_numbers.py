@@ -309,9 +309,10 @@ HEAVY_LEFT_OUT = [{"experiment": "seed003-response-1e-8", "runs_stored": 0, "run
 def _study_values(study, meta, values=None, left_out=(), seeds=None):
     """Values and findings for every experiment, row, cell and metric of `study`'s full study, as
     write_values_csv and the report's claims.csv give them: each mean 0.5 (sd 0.1, range 0.4-0.6, over
-    `seeds` seeds, or the experiment's replications) unless `values` gives a Value-like tuple (mean, std,
-    low, high, seeds) for it; the paper's value from the experiment file; every finding holds. The
-    experiments in `left_out` have no line."""
+    `seeds` seeds, or the experiment's replications; percentiles 10 / 50 / 90 / 99 of 0.41, 0.5, 0.59,
+    0.6) unless `values` gives a Value-like tuple (mean, std, low, high, seeds[, percentiles]) for it; the
+    paper's value from the experiment file; every finding holds. The experiments in `left_out` have no
+    line."""
     from cclab.experiment import list_experiments, load_experiment
     rows, findings = [], []
     for experiment, path in list_experiments().items():
@@ -324,11 +325,14 @@ def _study_values(study, meta, values=None, left_out=(), seeds=None):
                 paper = loaded.row_values(row, "paper", metric.name)
                 for c, cell in enumerate(spec.cells):
                     default = (0.5, 0.1, 0.4, 0.6, seeds or spec.replications)
-                    mean, std, low, high, n = (values or {}).get((experiment, row.name, cell.name, metric.name), default)
+                    given = (values or {}).get((experiment, row.name, cell.name, metric.name), default)
+                    mean, std, low, high, n = given[:5]
+                    percentiles = given[5] if len(given) > 5 else (0.41, 0.5, 0.59, 0.6)
                     rows.append({"experiment": experiment, "row": row.name, "cell": cell.name, "metric": metric.name,
                                  "mean": str(mean), "std": str(std), "min": str(low), "max": str(high),
                                  "seeds": str(n), "paper": str(paper[c]) if paper and paper[c] >= 0 else "",
-                                 "ns2": "", "verdict": ""})
+                                 "ns2": "", "verdict": "",
+                                 **{f"p{p}": str(x) for p, x in zip((10, 50, 90, 99), percentiles)}})
         findings += [{"experiment": experiment, "finding": claim.text, "status": "holds", "paper": "p", "cclab": "c",
                       "difference": "+0", "detail": "d"} for claim in spec.claims]
     return Values(rows, "synthetic", meta, findings)
@@ -420,16 +424,18 @@ def test_write_docs_for_seed003_needs_every_light_run_stored(tmp_path):
 # --- seed 002: the predictions, Section 5 and the findings rendered from the stored full study ------------
 
 SEED002_PAGE = "docs/reproductions/seed002.md"
-SEED002_BLOCKS = ["seed002/source", "seed002/timeout-time", "seed002/replications", "seed002/downlink",
-                  "seed002/section5", "seed002/uplink", "seed002/transfers", "seed002/findings-count",
-                  "seed002/findings-downlink", "seed002/findings-uplink", "seed002/findings-transfers-down",
-                  "seed002/findings-transfers-up"]
+SEED002_BLOCKS = ["seed002/source", "seed002/timeout-time", "seed002/distributions-downlink",
+                  "seed002/distributions-uplink", "seed002/replications", "seed002/downlink", "seed002/section5",
+                  "seed002/samples-downlink", "seed002/uplink", "seed002/samples-uplink", "seed002/transfers",
+                  "seed002/findings-count", "seed002/findings-downlink", "seed002/findings-uplink",
+                  "seed002/findings-transfers-down", "seed002/findings-transfers-up"]
 
 
 def _seed002_values(values=None):
-    """Seed 002's full study (`_study_values`): 100 seeds each unless `values` gives a (mean, std, seeds)."""
+    """Seed 002's full study (`_study_values`): 100 seeds each unless `values` gives a (mean, std, seeds) or
+    (mean, std, seeds, percentiles 10 / 50 / 90 / 99)."""
     meta = {"cclab_version": "0.1.0+engine.83ce76e329f2", "runs": 4200, "date": "2026-11-25", "how": "a test"}
-    full = {key: (mean, std, 0.4, 0.6, seeds) for key, (mean, std, seeds) in (values or {}).items()}
+    full = {key: (given[0], given[1], 0.4, 0.6, given[2], *given[3:]) for key, given in (values or {}).items()}
     return _study_values("seed002", meta, full, seeds=100)
 
 
@@ -496,3 +502,91 @@ def test_seed002_tables_put_each_value_in_its_place():
                                     "product of the means 12.3-12.7 s.\n")
     assert replications(values) == ("100 flows give a standard error of the single-flow downlink goodput of 6.3 kbit/s "
                                     "(4 % of its mean) at most.\n")
+
+
+# --- seed 002: the RTT and queueing-time distributions (Figs. 4-5, "Measures") from the stored study ------
+
+def test_the_values_a_reproduction_writes_keep_the_pooled_percentiles(tmp_path):
+    # One downlink cell's RTT samples pooled over its flows: 10, 20, ..., 1000 ms. numpy's percentiles
+    # (linear between the sorted values): 10th 109, median 505, 90th 901, 99th 990.1.
+    import numpy as np
+    from cclab.experiment import load_experiment, plan_experiment
+    from cclab.reproduce import ExperimentOutcome, Reproduction
+    from cclab.reproduction_report import write_values_csv
+
+    experiment = load_experiment(REPO / "python/cclab/studies/seed002/downlink.toml")
+    outcome = ExperimentOutcome(plan_experiment(experiment, quick=False), store=None)
+    outcome.values = {("rtt_samples", 0, 0): np.arange(1, 101) * 10.0}
+    path = tmp_path / "seed002-values.csv"
+    write_values_csv(Reproduction("seed002", False, [outcome], sweep_report=None, wall_s=0.0), path)
+    values = Values.read(path)
+    assert values.percentiles("seed002-downlink", "NewReno", "flows=1", "rtt_samples") == \
+        pytest.approx((109.0, 505.0, 901.0, 990.1))
+    assert values.get("seed002-downlink", "NewReno", "flows=1", "rtt_samples").mean == 505.0
+
+
+def test_values_written_before_the_percentiles_were_kept_are_an_error_naming_them(tmp_path):
+    path = tmp_path / "seed002-values.csv"
+    path.write_text("experiment,row,cell,metric,unit,mean,std,min,max,seeds,paper,ns2,verdict,clipped_mean\n"
+                    "seed002-downlink,NewReno,flows=1,rtt_samples,,1461.8,1382.5,291.1,13528.4,98977,1550.0,,,\n")
+    with pytest.raises(DocsError, match="no percentiles for seed002-downlink / NewReno / flows=1 / rtt_samples"):
+        Values.read(path).percentiles("seed002-downlink", "NewReno", "flows=1", "rtt_samples")
+
+
+def test_seed002_distributions_are_rendered_from_the_values():
+    from cclab.doc_seed002 import distributions_downlink, distributions_uplink, samples_downlink, samples_uplink
+    d, u = "seed002-downlink", "seed002-uplink"
+    stored = {
+        # One downlink flow, NewReno, as the full study of 2026-11-25 (engine 549ae0a1cb47) stores it: each
+        # metric's percentiles 10 / 50 / 90 / 99 and mean, ms; the flows' own ACK means average 1365.
+        (d, "NewReno", "flows=1", "rtt_samples"): (1461.75, 1382.5, 98977, (485.2, 1038.0, 2921.6, 7549.4)),
+        (d, "NewReno", "flows=1", "rtt_acks"): (1212.39, 1039.6, 74542, (484.0, 943.9, 2072.3, 5872.0)),
+        (d, "NewReno", "flows=1", "queueing_samples"): (1087.0, 1300.0, 98977, (144.0, 676.0, 2498.0, 7084.0)),
+        (d, "NewReno", "flows=1", "queueing_acks"): (853.28, 1015.9, 74542, (152.0, 601.0, 1643.0, 5421.0)),
+        (d, "NewReno", "flows=1", "ack_rtt"): (1365.2, 600.0, 100),
+        # BIC's median 1051 with two flows, Westwood+'s 99th percentile 6781 with one.
+        (d, "BIC", "flows=2", "rtt_samples"): (1700.0, 1400.0, 197000, (583.0, 1214.0, 3528.0, 8034.0)),
+        (d, "Westwood+", "flows=1", "rtt_samples"): (1303.0, 1300.0, 98000, (433.0, 905.0, 2589.0, 6781.0)),
+        # One uplink flow: the three algorithms print alike in every column but one (the queueing time of
+        # every ACK, 882 against 881 for BIC and Westwood+): three lines. Two uplink flows print alike: one.
+        **{(u, row, "flows=1", "queueing_acks"): (mean, 60.0, 7000, (768.0, 896.0, 996.0, 1109.0))
+           for row, mean in (("NewReno", 881.6), ("BIC", 881.4), ("Westwood+", 881.4))},
+        **{(u, row, "flows=1", "rtt_samples"): (1455.0, 90.0, 99000, (1358.0, 1468.0, 1550.0, 1640.0))
+           for row in ("NewReno", "BIC", "Westwood+")}}
+    values = _seed002_values(stored)
+    down = distributions_downlink(values)
+    assert down.splitlines()[0] == ("| downlink | RTT, samples (time) | RTT, every ACK | t_q, samples | t_q, every ACK "
+                                    "| mean of flows' ACK means |")
+    assert ("| 1 flow, NewReno | 485/1038/2922/7549, 1462 | 484/944/2072/5872, 1212 | 144/676/2498/7084, 1087 "
+            "| 152/601/1643/5421, 853 | 1365 |") in down
+    assert "| 2 flows, BIC | 583/1214/3528/8034, 1700 |" in down
+    up = distributions_uplink(values)
+    assert "| 1 flow, NewReno | 1358/1468/1550/1640, 1455 | 0/0/1/1, 0 | 0/0/1/1, 0 | 768/896/996/1109, 882 |" in up
+    assert "| 1 flow, BIC |" in up and "768/896/996/1109, 881 |" in up
+    assert "| 2 flows (all three alike) | 0/0/1/1, 0 |" in up and "| 2 flows, BIC |" not in up
+    samples = samples_downlink(values)
+    assert samples.splitlines()[0] == "| downlink (NewReno, BIC, Westwood+; one value: all three) | RTT samples | queueing-time samples |"
+    assert "| 1 flow | 485/1038/2922/7549, 0/0/1/1, 433/905/2589/6781 | 144/676/2498/7084, 0/0/1/1, 0/0/1/1 |" in samples
+    assert "| 2 flows | 0/0/1/1, 583/1214/3528/8034, 0/0/1/1 |" in samples
+    # The uplink's single flow prints one value for the three algorithms.
+    assert "| 1 flow | 1358/1468/1550/1640 | 0/0/1/1 |" in samples_uplink(values)
+
+
+def test_a_percentile_edited_in_the_seed002_page_fails_the_check(tmp_path):
+    # The committed page and values in a checkout: a hand edit of one percentile inside the "Measures"
+    # table is found by --check-docs, and --write-docs puts the stored number back.
+    page = tmp_path / SEED002_PAGE
+    page.parent.mkdir(parents=True)
+    shutil.copytree(values_path(REPO, "seed002").parent, values_path(tmp_path, "seed002").parent)
+    (tmp_path / "README.md").write_text("a checkout\n")   # what marks the checkout's root for the CLI
+    committed = (REPO / SEED002_PAGE).read_text(encoding="utf-8")
+    typed = "| 1 flow, NewReno | 485/1038/2922/7549, 1462 |"
+    assert typed in committed
+    page.write_text(committed.replace(typed, "| 1 flow, NewReno | 485/1038/2900/7549, 1462 |"))
+    assert check_docs(tmp_path, "seed002") == [page]
+    process = run_cli("reproduce", "seed002", "--check-docs", cwd=tmp_path)
+    assert process.returncode == 1
+    assert ("error: docs/reproductions/seed002.md: its numbers are not those of "
+            "docs/reproductions/data/seed002-values.csv") in process.stderr
+    assert write_docs(tmp_path, "seed002") == [page]
+    assert page.read_text(encoding="utf-8") == committed

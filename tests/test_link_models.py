@@ -196,6 +196,15 @@ def test_a_drawn_rate_reaches_the_engine_config():
 
 
 @pytest.mark.usefixtures("no_engine")
+def test_a_rate_without_a_unit_in_an_empirical_file_is_named_with_its_line(tmp_path):
+    # The line's own error, not "a bare number is the base unit", which a rate no longer allows.
+    (tmp_path / "rates.cdf").write_text("100kbps 0.5\n384000 1\n")
+    said = problem(dumbbell(rate={"drawn": {"empirical": str(tmp_path / "rates.cdf")}}, reverse={"rate": "64kbps"}))
+    assert said == (f"scenario error: network.bottleneck.rate.drawn.empirical: {tmp_path / 'rates.cdf'}:2: "
+                    "'384000' has no unit; use a number followed by bps, kbps, Mbps or Gbps (e.g. '384000bps')")
+
+
+@pytest.mark.usefixtures("no_engine")
 def test_a_bearer_rate_reaches_the_engine_config_and_its_errors_name_the_key():
     bearer = {"rates": ["64kbps", "128kbps", "384kbps"], "up_queue": "3KB", "up_delay": "1s", "idle": "2500ms"}
     b = load_scenario(dumbbell(rate={"bearer": bearer}, delay="200ms", reverse={"rate": "64kbps"})).to_engine_config()["bottleneck"]

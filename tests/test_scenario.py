@@ -127,6 +127,19 @@ def test_misspelt_rate(example_dict):
                                          "use a number followed by bps, kbps, Mbps or Gbps")
 
 
+@pytest.mark.parametrize("rate", ["10", 10])
+def test_a_rate_without_a_unit_names_the_field_the_value_and_the_units(example_dict, rate):
+    example_dict["network"]["bottleneck"]["rate"] = rate
+    assert one_problem(example_dict) == (f"scenario error: network.bottleneck.rate: {rate!r} has no unit; "
+                                         "use a number followed by bps, kbps, Mbps or Gbps (e.g. '10Mbps')")
+
+
+def test_a_rate_without_a_unit_in_an_override_is_the_same_error(example_dict):
+    assert one_problem(example_dict, ["network.bottleneck.rate=10"]) == (
+        "scenario error: network.bottleneck.rate: 10 has no unit; "
+        "use a number followed by bps, kbps, Mbps or Gbps (e.g. '10Mbps')")
+
+
 def test_negative_delay(example_dict):
     example_dict["network"]["bottleneck"]["delay"] = "-50ms"
     assert one_problem(example_dict) == ("scenario error: network.bottleneck.delay: '-50ms' is negative; "

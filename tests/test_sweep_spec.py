@@ -150,6 +150,9 @@ def test_numeric_columns_keep_their_type(tmp_path):
     ('[grid]\n"flows.0.cc" = []\n', 'grid."flows.0.cc": the list is empty'),
     ('[grid]\n"network.bottleneck.rate" = ["10Mbps", "10ms"]\n',
      "\"network.bottleneck.rate\" = \"10ms\": scenario error: network.bottleneck.rate: '10ms' is not a rate"),
+    ('[grid]\n"network.bottleneck.rate" = ["10Mbps", "10"]\n',
+     "\"network.bottleneck.rate\" = \"10\": scenario error: network.bottleneck.rate: '10' has no unit; use a "
+     "number followed by bps, kbps, Mbps or Gbps (e.g. '10Mbps')"),
     ('[grid]\n"network.bottleneck.queue.size" = ["1bdp", "2Mbps"]\n',
      "network.bottleneck.queue.size: '2Mbps' is not a queue size"),
     ('[grid]\n"flows.3.cc" = ["cubic"]\n', "flows.3: index 3 is out of range"),

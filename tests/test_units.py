@@ -8,8 +8,7 @@ from cclab.units import parse_duration, parse_queue_size, parse_rate
 
 @pytest.mark.parametrize("text, bps", [
     ("200Mbps", 200_000_000), ("1Gbps", 1_000_000_000), ("10kbps", 10_000), ("10Kbps", 10_000),
-    ("1.5Gbps", 1_500_000_000), ("100bps", 100), ("100", 100), (100, 100), ("2.5 Mbps", 2_500_000),
-    (2e8, 200_000_000),
+    ("1.5Gbps", 1_500_000_000), ("100bps", 100), ("2.5 Mbps", 2_500_000), ("2e8bps", 200_000_000),
 ])
 def test_rates(text, bps):
     assert parse_rate(text) == bps
@@ -21,6 +20,25 @@ def test_bad_rates_name_the_accepted_units(text):
     with pytest.raises(BadValue) as caught:
         parse_rate(text)
     assert "bps, kbps, Mbps or Gbps" in str(caught.value) or "positive" in str(caught.value)
+
+
+@pytest.mark.parametrize("value, example", [("10", "10Mbps"), (10, "10Mbps"), (" 2.5 ", "2.5Mbps"),
+                                            (2e8, "200000000bps"), ("1e6", "1e6bps"), ("384000", "384000bps")])
+def test_a_rate_without_a_unit_is_an_error_with_an_example(value, example):
+    # A bare number was bit/s (ns-2's convention), so `rate = 10` meant for 10 Mbit/s became 10 bit/s and
+    # failed far downstream (a queue of 0.00001 packets). Every rate now carries its unit, as durations do;
+    # the example keeps the number as written, in Mbit/s below a thousand and bit/s from there.
+    with pytest.raises(BadValue) as caught:
+        parse_rate(value)
+    assert caught.value.message == f"{value!r} has no unit"
+    assert caught.value.accepted == f"a number followed by bps, kbps, Mbps or Gbps (e.g. '{example}')"
+
+
+def test_a_zero_rate_may_go_without_a_unit():
+    # 0 bit/s is 0 in every unit: an outage in a rate schedule, as "0" is a zero duration.
+    assert parse_rate("0", allow_zero=True) == parse_rate(0, allow_zero=True) == 0
+    with pytest.raises(BadValue, match="is not a positive rate"):
+        parse_rate(0)
 
 
 def test_rate_message_is_the_documented_one():

@@ -118,10 +118,13 @@ def _empirical(spec: Any, parse_unit: Callable[[Any], int]) -> tuple[list[int], 
             parts = line.split()
             try:
                 values.append(parse_unit(parts[0]))
+            except BadValue as exc:   # the value's own error (a rate or a duration without its unit)
+                raise BadValue(f"{spec}:{number}: {exc.message}", exc.accepted) from None
+            try:
                 cdf.append(float(parts[1]))
-            except (BadValue, IndexError, ValueError):
+            except (IndexError, ValueError):
                 raise BadValue(f"{spec}:{number}: {line!r} is not `value cdf`",
-                               "a value (a bare number is the base unit) and a probability") from None
+                               "a value and a probability") from None
     elif isinstance(spec, dict) and set(spec) == {"values", "cdf"}:
         values = [parse_unit(v) for v in spec["values"]]
         cdf = [float(c) for c in spec["cdf"]]

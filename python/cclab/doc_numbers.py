@@ -26,12 +26,14 @@ import json
 import math
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from .errors import CclabError
 
+# A values.csv column with a percentile of the cell's values: p10, p50, p90, p99.
+PERCENTILE = re.compile(r"p\d+")
 BLOCK = re.compile(r"(<!-- numbers: (?P<name>[\w./-]+) -->\n)(?P<body>.*?)(<!-- /numbers -->)", re.S)
 # Pages with blocks, relative to the repository root, per study.
 PAGES = {"seed000": ["README.md", "docs/reproductions/seed000.md"], "seed001": ["docs/reproductions/seed001.md"],
@@ -57,6 +59,9 @@ class Value:
     paper: Optional[float]
     ns2: Optional[float]
     verdict: str
+    # Percentile (10, 50, 90, 99) -> its value, of the same values as the mean; empty in a values file
+    # written before they were kept (session 13).
+    percentiles: dict[int, float] = field(default_factory=dict)
 
 
 def _number(text: str) -> Optional[float]:
@@ -80,7 +85,8 @@ class Values:
                 continue   # a cell without a result: a renderer that needs it says so
             self._values[(r["experiment"], r["row"], r["cell"], r["metric"])] = Value(
                 float(r["mean"]), float(r["std"] or 0), float(r["min"] or r["mean"]), float(r["max"] or r["mean"]),
-                int(r["seeds"] or 1), _number(r["paper"]), _number(r["ns2"]), r["verdict"])
+                int(r["seeds"] or 1), _number(r["paper"]), _number(r["ns2"]), r["verdict"],
+                {int(key[1:]): float(text) for key, text in r.items() if PERCENTILE.fullmatch(key or "") and text})
 
     @classmethod
     def read(cls, path: Path) -> "Values":
@@ -103,6 +109,15 @@ class Values:
             return self._values[(experiment, row, cell, metric)]
         except KeyError:
             raise DocsError(f"{self.source} has no value for {experiment} / {row} / {cell} / {metric}") from None
+
+    def percentiles(self, experiment: str, row: str, cell: str, metric: str,
+                    at: Sequence[int] = (10, 50, 90, 99)) -> tuple[float, ...]:
+        """The percentiles `at` of a value's pooled values (the p10 ... p99 columns of a values.csv)."""
+        kept = self.get(experiment, row, cell, metric).percentiles
+        if not all(p in kept for p in at):
+            raise DocsError(f"{self.source} has no percentiles for {experiment} / {row} / {cell} / {metric} "
+                            "(values written before they were kept); run `cclab reproduce STUDY --write-docs`")
+        return tuple(kept[p] for p in at)
 
     def has(self, experiment: str, row: str, cell: str, metric: str) -> bool:
         return (experiment, row, cell, metric) in self._values

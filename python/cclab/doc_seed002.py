@@ -7,8 +7,10 @@ finding's verdict, the paper's value as we read it, cclab's and the difference),
 reproduce seed002 --write-docs` from the stored full study.
 
 Only what the full study measures is rendered: the predictions of the four experiments (downlink, uplink,
-transfers each way), Section 5's estimate and the findings. The page's other tables are records of dated
-runs with other settings (the calibration, `--set` variants, F-RTO, the bearer) and stay written by hand.
+transfers each way), Section 5's estimate, the findings, and the percentiles of the RTT and queueing-time
+distributions that Figs. 4-5 draw (the p10 ... p99 columns of the values file, since session 13). The
+page's other tables are records of dated runs with other settings (the calibration, `--set` variants,
+F-RTO, the bearer) and stay written by hand.
 
 The cells are found by their coordinates (`flows`, `KB`) in the experiment files, never by spelling their
 names; the rows are NewReno, BIC and Westwood+ in every part.
@@ -132,6 +134,73 @@ def replications(values: Values) -> str:
             f"({error / mean * 100:.0f} % of its mean) at most.\n")
 
 
+# --- the RTT and queueing-time distributions (Figs. 4-5, "Measures") -----------------------------------
+
+# (metric, column): each distribution in both weightings, side by side. The samples are the time series'
+# 100-ms polls of each flow's latest RTT measurement (time-weighted), every ACK the engine's per-flow
+# histograms of every measurement (ACK-weighted); both pooled over every flow of every replication.
+DISTRIBUTIONS = [("rtt_samples", "RTT, samples (time)"), ("rtt_acks", "RTT, every ACK"),
+                 ("queueing_samples", "t_q, samples"), ("queueing_acks", "t_q, every ACK")]
+
+
+def _flows(n: int) -> str:
+    return f"{n} flow" + ("s" if n > 1 else "")
+
+
+def _percentiles(values: Values, experiment: str, row: str, flows: int, metric: str) -> str:
+    """'485/1038/2922/7549': the 10th, 50th, 90th and 99th percentiles, ms."""
+    return "/".join(f"{x:.0f}" for x in values.percentiles(experiment, row, cell(experiment, flows=flows), metric))
+
+
+def _distribution(values: Values, experiment: str, row: str, flows: int, metric: str) -> str:
+    """'485/1038/2922/7549, 1462': the percentiles, then the mean, ms."""
+    mean = values.get(experiment, row, cell(experiment, flows=flows), metric).mean
+    return f"{_percentiles(values, experiment, row, flows, metric)}, {mean:.0f}"
+
+
+def distributions(values: Values, experiment: str, direction: str) -> str:
+    """A line per number of flows and algorithm (one line for the three where every column prints alike):
+    each distribution's percentiles and mean, then the mean over flows of each flow's exact mean over its
+    ACKs (`ack_rtt`), which sits between the two weightings."""
+    lines = []
+    for n in FLOWS:
+        shown = {row: [_distribution(values, experiment, row, n, metric) for metric, _ in DISTRIBUTIONS]
+                 + [f"{values.get(experiment, row, cell(experiment, flows=n), 'ack_rtt').mean:.0f}"]
+                 for row in ALGORITHMS}
+        if len({tuple(columns) for columns in shown.values()}) == 1:
+            lines.append([f"{_flows(n)} (all three alike)"] + shown[ALGORITHMS[0]])
+        else:
+            lines += [[f"{_flows(n)}, {row}"] + columns for row, columns in shown.items()]
+    return table([direction] + [label for _, label in DISTRIBUTIONS] + ["mean of flows' ACK means"],
+                 ["---"] * (len(DISTRIBUTIONS) + 2), lines)
+
+
+def distributions_downlink(values: Values) -> str:
+    return distributions(values, DOWNLINK, "downlink")
+
+
+def distributions_uplink(values: Values) -> str:
+    return distributions(values, UPLINK, "uplink")
+
+
+def samples(values: Values, experiment: str, direction: str) -> str:
+    """The samples' percentiles alone (the CDFs Figs. 4-5 drew in sessions 6-7): a line per number of
+    flows, NewReno's, BIC's and Westwood+'s in a cell (one when the three print alike)."""
+    lines = [[_flows(n)] + [_three([_percentiles(values, experiment, row, n, metric) for row in ALGORITHMS])
+                            for metric in ("rtt_samples", "queueing_samples")]
+             for n in FLOWS]
+    return table([f"{direction} (NewReno, BIC, Westwood+; one value: all three)", "RTT samples",
+                  "queueing-time samples"], ["---"] * 3, lines)
+
+
+def samples_downlink(values: Values) -> str:
+    return samples(values, DOWNLINK, "downlink")
+
+
+def samples_uplink(values: Values) -> str:
+    return samples(values, UPLINK, "uplink")
+
+
 # --- the transfers (Fig. 6) ----------------------------------------------------------------------------
 
 def _spread(shown: list[float]) -> float:
@@ -163,7 +232,11 @@ RENDERERS: dict[str, Callable[[Values], str]] = {
     "seed002/source": source,
     "seed002/replications": replications,
     "seed002/timeout-time": timeout_time,
+    "seed002/distributions-downlink": distributions_downlink,
+    "seed002/distributions-uplink": distributions_uplink,
     "seed002/downlink": downlink,
+    "seed002/samples-downlink": samples_downlink,
+    "seed002/samples-uplink": samples_uplink,
     "seed002/section5": section5,
     "seed002/uplink": uplink,
     "seed002/transfers": transfers,

@@ -67,6 +67,14 @@ class ExperimentOutcome:
         std = float(np.std(array, ddof=1)) if len(array) > 1 else 0.0
         return Stats(float(np.mean(array)), std, float(np.min(array)), float(np.max(array)), len(array))
 
+    def percentiles(self, metric: str, row: int, cell: int, at: Sequence[float]) -> Optional[tuple[float, ...]]:
+        """The percentiles `at` (0-100) of the values `stats` summarises (every flow or sample pooled over the
+        replications), linear between the sorted values (numpy's default); None without values."""
+        values = self.values.get((metric, row, cell))
+        if values is None or len(values) == 0:
+            return None
+        return tuple(float(q) for q in np.percentile(np.asarray(values, dtype=float), at))
+
     def clipped_mean(self, metric: str, row: int, cell: int) -> Optional[float]:
         """The mean over replications of a rate clipped to what crossed the bottleneck (None: not a rate)."""
         values = self.clipped.get((metric, row, cell))

@@ -745,14 +745,20 @@ def _window_panel(config: dict, flows, queue) -> dict:
     return panel
 
 
+# The percentiles values.csv keeps of each cell's values besides their mean and range: what seed 002's
+# page tables for the RTT distributions of Figs. 4-5 (cclab.doc_seed002), which no mean can stand in for.
+PERCENTILES = (10, 50, 90, 99)
+
+
 def write_values_csv(reproduction: Reproduction, path: Path) -> None:
     """One line per experiment, row, cell and metric: cclab's mean, sd, range and seeds, the paper's and
-    ns-2.35's values, the verdict (also what docs/reproductions/data/ keeps, cclab.doc_numbers)."""
+    ns-2.35's values, the verdict, the clipped mean, and the percentiles 10 / 50 / 90 / 99 of the same
+    values (also what docs/reproductions/data/ keeps, cclab.doc_numbers)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["experiment", "row", "cell", "metric", "unit", "mean", "std", "min", "max", "seeds", "paper",
-                    "ns2", "verdict", "clipped_mean"])
+                    "ns2", "verdict", "clipped_mean", *(f"p{p}" for p in PERCENTILES)])
         for outcome in reproduction.outcomes:
             spec = outcome.experiment.spec
             for metric in outcome.experiment.metrics:
@@ -766,7 +772,9 @@ def write_values_csv(reproduction: Reproduction, path: Path) -> None:
                                     outcome.reference("ns2", metric.name, r, c) or "",
                                     outcome.verdict(metric.name, r, c),
                                     "" if outcome.clipped_mean(metric.name, r, c) is None
-                                    else outcome.clipped_mean(metric.name, r, c)])
+                                    else outcome.clipped_mean(metric.name, r, c),
+                                    *(outcome.percentiles(metric.name, r, c, PERCENTILES)
+                                      or ("",) * len(PERCENTILES))])
 
 
 def _claims_csv(reproduction: Reproduction, path: Path) -> None:

@@ -91,9 +91,17 @@ def _whole(amount: Decimal | Fraction, value, what: str, accepted: str) -> int:
 
 
 def parse_rate(value, allow_zero: bool = False) -> int:
-    """'200Mbps' -> 200_000_000 bit/s. A bare number (100 or '100') is bit/s. Must be > 0, or >= 0 with
-    `allow_zero` (a step of a rate schedule, where 0 is an outage)."""
+    """'200Mbps' -> 200_000_000 bit/s. Zero may be written without a unit; anything else needs one. Must be
+    > 0, or >= 0 with `allow_zero` (a step of a rate schedule, where 0 is an outage)."""
     number, unit = _number(value, "a rate", RATE_ACCEPTED)
+    if unit == "" and number != 0:
+        # ns-2 reads a bare number as bit/s, and so did cclab until session 13: `rate = 10` meant for 10 Mbit/s
+        # then failed far from its cause (a 1-bdp queue of 0.00001 packets at "10 bit/s"). The example keeps
+        # the number as written, with the unit it most likely lacks: bit/s for a thousand or more (ns-2's
+        # habit: 384000), Mbit/s below.
+        written = value.strip() if isinstance(value, str) else format(number.normalize(), "f")
+        guess = "bps" if abs(number) >= 1000 else "Mbps"
+        raise BadValue(f"{value!r} has no unit", f"{RATE_ACCEPTED} (e.g. '{written}{guess}')")
     if unit not in RATE_UNITS and unit != "":
         raise BadValue(f"{value!r} is not a rate", RATE_ACCEPTED)
     bps = _whole(_scaled(number, RATE_UNITS.get(unit, 1)), value, "bits per second", RATE_ACCEPTED)
