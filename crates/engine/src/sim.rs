@@ -489,6 +489,9 @@ impl Simulation {
                 && self.links[before as usize].hands_off()
                 && own_plain_link(last)
                 && own_plain_link(ack_first)
+                // The queue series samples the bottleneck's bytes, which ACKs entering ahead of time
+                // would count early; `topology.bottleneck` may name the link back.
+                && ack_first as usize != self.bottleneck
                 && self.samples_precede_hand_offs(before, last, ack_first);
         }
         eligible

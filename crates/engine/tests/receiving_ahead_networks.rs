@@ -208,3 +208,26 @@ fn models_on_the_bottleneck_before_the_receivers_link_read_the_same() {
         kept(compare(&dumbbell(json!({}), models, json!({}), 50 * MS), &STEPS), name);
     }
 }
+
+#[test]
+fn a_queue_series_of_the_receivers_link_back_reads_the_same() {
+    // `topology.bottleneck` may name any link: here the receiver's own link back, whose bytes the
+    // queue series samples; its ACKs must not be counted before they enter it.
+    let links = vec![
+        link("src-a", "src", "a", 100_000_000, 2 * MS, None, json!({})),
+        link("a-b", "a", "b", 10_000_000, 10 * MS, Some(20), json!({})),
+        link("b-dst", "b", "dst", 100_000_000, 3 * MS, None, json!({})),
+        link("dst-b", "dst", "b", 100_000_000, 3 * MS, None, json!({})),
+        link("b-a", "b", "a", 10_000_000, 10 * MS, Some(20), json!({})),
+        link("a-src", "a", "src", 100_000_000, 2 * MS, None, json!({})),
+    ];
+    for named in ["b-dst", "dst-b"] {
+        let cfg = json!({"packet_size": 1500, "topology": {"links": links, "bottleneck": named},
+                         "flows": [flow(json!({"route": ["src", "a", "b", "dst"]}))], "run": run(50 * MS, json!({}))});
+        let counts = compare(&cfg, &STEPS);
+        match named {
+            "dst-b" => kept(counts, "the link back sampled"),
+            _ => taken(counts, "the receiver's link sampled (its packets enter it at the hand-off either way)"),
+        }
+    }
+}
