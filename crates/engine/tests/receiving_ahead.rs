@@ -67,8 +67,8 @@ fn a_lone_flow_reads_the_same_at_every_step_with_one_event_less_per_packet() {
             let (ahead, by_packet) = compare_in_steps(&config(cc, json!({}), sample_ms), step_ms);
             let saved = by_packet - ahead;
             if sample_ms == 1 {
-                // Samples closer than a hand-off to its arrivals (up to a full 30-packet queue, 18 ms, plus
-                // 24 ms of links) keep the packet-by-packet path (`samples_precede_hand_offs`).
+                // Samples closer than a hand-off to its arrivals (0.6 ms at the bottleneck and 24 ms of
+                // links) keep the packet-by-packet path (`samples_precede_hand_offs`).
                 assert_eq!(saved, 0, "{cc}: samples every {sample_ms} ms");
                 continue;
             }
@@ -142,10 +142,10 @@ fn a_sample_due_as_an_ack_leaves_the_receivers_access_link_reads_what_the_packet
 
 #[test]
 fn samples_further_apart_than_a_hand_off_from_its_arrivals_keep_the_path_and_read_the_same_at_ties() {
-    // From a hand-off to the ACK's arrival at the end of the link back: at most a full 30-packet queue
-    // and its own transmission (31 ms), 10 ms, 0.1 + 7 ms, 0.004 + 7 ms: 55.104 ms. Samples every 60 ms
-    // are scheduled before any hand-off whose arrivals they meet; the first ACK leaves the receiver's
-    // link exactly at the 60-ms sample (34.796 + 25.204 ms).
-    let (ahead, by_packet) = compare_in_steps(&tie_config(34_796_000, 7 * MS, 60 * MS, 600), 20);
+    // From the hand-off of a packet that waited behind no other to its ACK's arrival at the end of the
+    // link back: 1 + 10 ms, 0.1 + 7 ms, 0.004 + 7 ms: 25.104 ms. Samples every 26 ms are scheduled
+    // before any hand-off whose arrivals the packet-by-packet path numbers after them; the first ACK
+    // leaves the receiver's link exactly at the 52-ms sample (26.796 + 25.204 ms), and the queue fills.
+    let (ahead, by_packet) = compare_in_steps(&tie_config(26_796_000, 7 * MS, 26 * MS, 600), 20);
     assert!(ahead < by_packet, "{ahead} events against {by_packet}: the path is not taken");
 }

@@ -381,6 +381,11 @@ impl Link {
         self.plain_arrival(start, size).expect("no packet errors")
     }
 
+    /// Whether packets are lost to random errors after their transmission (`with_packet_errors`).
+    pub fn has_packet_errors(&self) -> bool {
+        self.errors.is_some()
+    }
+
     /// A DropTail FIFO's limit in packets, the one on the wire included (None for other buffers).
     pub fn fifo_limit_packets(&self) -> Option<usize> {
         match &self.buffer {
