@@ -44,7 +44,8 @@ pub struct EarlyReceipts {
 
 impl EarlyReceipts {
     /// A packet arriving at `at` is taken at `now` by a receiver whose counts are these before it.
-    /// Receipts already due by `now` are forgotten first.
+    /// Receipts due before `now` are forgotten first; one due at `now` is kept, for a reading at `now`
+    /// still to come that fires before the arrivals (a sample).
     pub fn record(&mut self, now: SimTime, at: SimTime, delivered_before: u64, received_before: u64) {
         self.forget_due(now);
         if self.len == self.slots.len() {
@@ -57,7 +58,7 @@ impl EarlyReceipts {
 
     fn forget_due(&mut self, now: SimTime) {
         let mask = self.slots.len().wrapping_sub(1);
-        while self.len > 0 && self.slots[self.head].at <= now {
+        while self.len > 0 && self.slots[self.head].at < now {
             self.head = (self.head + 1) & mask;
             self.len -= 1;
         }
@@ -122,10 +123,20 @@ mod tests {
         for k in 0..40u64 {
             log.record(SimTime(k * 10), SimTime(k * 10 + 250), k, k);
         }
-        // The last record, at 390, forgot the packets due by then (k <= 14).
-        assert_eq!(log.len, 25);
+        // The last record, at 390, forgot the packets due before then (k <= 13).
+        assert_eq!(log.len, 26);
         assert_eq!(log.as_of(SimTime(390), Reading::AfterArrivals, (40, 40)), (15, 15));
         assert_eq!(log.as_of(SimTime(500), Reading::AfterArrivals, (40, 40)), (26, 26));
         assert_eq!(log.not_yet_arrived(SimTime(390)), 25);
+    }
+
+    #[test]
+    fn a_packet_due_now_stays_unarrived_for_a_reading_before_the_arrivals_after_a_record_now() {
+        let mut log = EarlyReceipts::default();
+        log.record(SimTime(100), SimTime(200), 10, 10);
+        // Another packet is taken ahead at 200, by an event that fires before a sample due at 200.
+        log.record(SimTime(200), SimTime(300), 11, 11);
+        assert_eq!(log.as_of(SimTime(200), Reading::BeforeArrivals, (12, 12)), (10, 10));
+        assert_eq!(log.as_of(SimTime(200), Reading::AfterArrivals, (12, 12)), (11, 11));
     }
 }

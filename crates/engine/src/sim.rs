@@ -458,7 +458,8 @@ impl Simulation {
     /// hand-off), used by that flow alone, and fed by a hand-off link; and if the first link of the
     /// flow's ACK route is plain, unbounded and the flow's alone as well (its ACKs enter it at their
     /// future time, in order). Not for a flow with delayed ACKs (its receiver timer would have to fire
-    /// between the hand-off and the arrival).
+    /// between the hand-off and the arrival), nor with samples that can be scheduled between a hand-off
+    /// and the arrivals it brings forward (`samples_precede_hand_offs`).
     ///
     /// Only in a run of one flow and no traffic sources: an ACK that enters the link back ahead of time
     /// has its events numbered earlier, which decides the order of two events due at the same
@@ -487,9 +488,50 @@ impl Simulation {
             eligible[last as usize] = !flow_cfg.delayed_ack
                 && self.links[before as usize].hands_off()
                 && own_plain_link(last)
-                && own_plain_link(ack_first);
+                && own_plain_link(ack_first)
+                // The queue series samples the bottleneck's bytes, which ACKs entering ahead of time
+                // would count early; `topology.bottleneck` may name the link back.
+                && ack_first as usize != self.bottleneck
+                && self.samples_precede_hand_offs(before, last, ack_first, users[before as usize] == 1);
         }
         eligible
+    }
+
+    /// Whether each sample is scheduled (one interval before it is due) before the hand-off of any
+    /// packet that reaches the receiver, or whose ACK reaches the end of the first link back, at the
+    /// sample's time, unless the packet-by-packet path numbered that arrival's event before the sample
+    /// too. Then the sample fires first on both paths (`Reading::BeforeArrivals`). A sample scheduled
+    /// after the hand-off is ordered against events the packet-by-packet path numbers later (the
+    /// packet's arrival, its ACK's arrival at the end of that link) and this path numbers at the
+    /// hand-off or not at all: the sample read the receiver's count, or the next link's counters, one
+    /// packet off (tests/receiving_ahead.rs, a_sample_due_as_...).
+    ///
+    /// The packet-by-packet path numbers a packet's arrival at the hand-off, or when the packet before
+    /// arrives, if that is later (only a line's head has an event); its ACK's likewise, from the data's
+    /// arrival. So only a packet that leaves `before` without waiting behind the one before it counts,
+    /// and its hand-off is at most its transmission and each link's transmission and delay before
+    /// those arrivals, when neither link after `before` queues (no slower than it: data come at least
+    /// one transmission at `before` apart, each sending one ACK). A packet can also wait behind packets
+    /// that never arrive, lost to `before`'s packet errors, or behind ACKs if `before` carries them:
+    /// then a full queue is added.
+    fn samples_precede_hand_offs(&self, before: u32, last: u32, ack_first: u32, before_data_only: bool) -> bool {
+        if self.sample_interval == SimDuration::ZERO {
+            return true;
+        }
+        let (b, l, k) = (&self.links[before as usize], &self.links[last as usize], &self.links[ack_first as usize]);
+        let Some(limit) = b.fifo_limit_packets().filter(|_| b.hands_off_plainly()) else { return false };
+        let (data, ack) = (self.cfg.packet_size, self.cfg.ack_size);
+        let spacing = b.rate().tx_time(data);
+        if l.rate().tx_time(data) > spacing || k.rate().tx_time(ack) > spacing {
+            return false;
+        }
+        let ns = |d: SimDuration| d.0 as u128;
+        let queue = match before_data_only && !b.has_packet_errors() {
+            true => 0,
+            false => ns(b.rate().tx_time(data.max(ack))) * limit as u128,
+        };
+        let links = ns(spacing) + ns(b.delay()) + ns(l.rate().tx_time(data)) + ns(l.delay()) + ns(k.rate().tx_time(ack)) + ns(k.delay());
+        ns(self.sample_interval) > queue + links
     }
 
     /// Every data packet reaches its receiver through its last link's events, as before run 24: for

@@ -66,6 +66,12 @@ fn a_lone_flow_reads_the_same_at_every_step_with_one_event_less_per_packet() {
         for (step_ms, sample_ms) in [(13, 100), (1000, 1), (1000, 100)] {
             let (ahead, by_packet) = compare_in_steps(&config(cc, json!({}), sample_ms), step_ms);
             let saved = by_packet - ahead;
+            if sample_ms == 1 {
+                // Samples closer than a hand-off to its arrivals (0.6 ms at the bottleneck and 24 ms of
+                // links) keep the packet-by-packet path (`samples_precede_hand_offs`).
+                assert_eq!(saved, 0, "{cc}: samples every {sample_ms} ms");
+                continue;
+            }
             // One of four line passes per packet (BBR adds pacing timers): over 1 in 7 events saved.
             assert!(saved * 7 > by_packet, "{cc}: {ahead} events against {by_packet}: the path is not taken");
         }
@@ -97,4 +103,49 @@ fn runs_of_several_flows_keep_the_packet_by_packet_order() {
     two["flows"].as_array_mut().unwrap().push(flow);
     let (ahead, by_packet) = compare_in_steps(&two.to_string(), 500);
     assert_eq!(ahead, by_packet);
+}
+
+/// One NewReno flow on a dumbbell of round numbers, so that packets reach the receiver and ACKs the end
+/// of the receiver's access link back exactly at sample times: 1500-byte packets take 1 ms on the
+/// 12 Mbit/s bottleneck and 100 us on the 120 Mbit/s access links, 60-byte ACKs 4 us. `run_ms` long,
+/// measured from its first quarter.
+fn tie_config(src_access_ns: u64, dst_access_ns: u64, sample_ns: u64, run_ms: u64) -> String {
+    json!({
+        "packet_size": 1500,
+        "ack_size": 60,
+        "bottleneck": {"rate_bps": 12_000_000u64, "delay_ns": 10 * MS,
+                       "queue": {"discipline": "droptail", "limit_packets": 30}},
+        "flows": [{"cc": {"name": "newreno"}, "src_access_delay_ns": src_access_ns,
+                   "dst_access_delay_ns": dst_access_ns, "access_rate_bps": 120_000_000u64}],
+        "run": {"duration_ns": run_ms * MS, "measure_from_ns": run_ms * MS / 4, "seed": 3,
+                "sample_interval_ns": sample_ns},
+    })
+    .to_string()
+}
+
+#[test]
+fn a_sample_due_as_a_packet_reaches_the_receiver_reads_what_the_packet_by_packet_path_reads() {
+    // The first packet reaches the receiver at 2 + 0.1 + 1 + 10 + 0.1 + 6.8 = 20 ms, a sample time. The
+    // packet-by-packet path scheduled that arrival when the bottleneck took the packet (2.1 ms), before
+    // the sample (scheduled at 19.9 ms): the sample sees the packet delivered.
+    compare_in_steps(&tie_config(2 * MS, 6_800_000, 100_000, 60), 20);
+}
+
+#[test]
+fn a_sample_due_as_an_ack_leaves_the_receivers_access_link_reads_what_the_packet_by_packet_path_reads() {
+    // The first ACK reaches the end of the 7-ms link back at 4.796 + 0.1 + 1 + 10 + 0.1 + 7 + 0.004 + 7
+    // = 30 ms, a sample time, and enters bottleneck.reverse then. Packet by packet it entered that link
+    // when the data reached the receiver (22.996 ms), after the sample was scheduled (20 ms): the sample
+    // reads bottleneck.reverse before the ACK. Taken ahead, the ACK entered at the hand-off (4.896 ms).
+    compare_in_steps(&tie_config(4_796_000, 7 * MS, 10 * MS, 60), 20);
+}
+
+#[test]
+fn samples_further_apart_than_a_hand_off_from_its_arrivals_keep_the_path_and_read_the_same_at_ties() {
+    // From the hand-off of a packet that waited behind no other to its ACK's arrival at the end of the
+    // link back: 1 + 10 ms, 0.1 + 7 ms, 0.004 + 7 ms: 25.104 ms. Samples every 26 ms are scheduled
+    // before any hand-off whose arrivals the packet-by-packet path numbers after them; the first ACK
+    // leaves the receiver's link exactly at the 52-ms sample (26.796 + 25.204 ms), and the queue fills.
+    let (ahead, by_packet) = compare_in_steps(&tie_config(26_796_000, 7 * MS, 26 * MS, 600), 20);
+    assert!(ahead < by_packet, "{ahead} events against {by_packet}: the path is not taken");
 }

@@ -381,6 +381,19 @@ impl Link {
         self.plain_arrival(start, size).expect("no packet errors")
     }
 
+    /// Whether packets are lost to random errors after their transmission (`with_packet_errors`).
+    pub fn has_packet_errors(&self) -> bool {
+        self.errors.is_some()
+    }
+
+    /// A DropTail FIFO's limit in packets, the one on the wire included (None for other buffers).
+    pub fn fifo_limit_packets(&self) -> Option<usize> {
+        match &self.buffer {
+            Buffer::Fifo(f) => Some(f.limit_packets),
+            _ => None,
+        }
+    }
+
     /// The packet handed off since the last call, with its arrival time at the next hop, when exactly one
     /// was (the usual case: one enqueue transmits at most one packet); None, leaving them, otherwise.
     #[inline(always)]
