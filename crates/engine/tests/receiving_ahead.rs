@@ -3,7 +3,8 @@
 //! flow alone on the network nothing may change but the event count: every summary, series, census and
 //! progress reading, at every step of a run read in steps, equals what the packet-by-packet path gives.
 
-use cclab_engine::sim::Simulation;
+mod ahead;
+
 use serde_json::{json, Value};
 
 const MS: u64 = 1_000_000;
@@ -31,31 +32,10 @@ fn config(cc: &str, flow_extra: Value, sample_ms: u64) -> String {
     .to_string()
 }
 
-/// The summary as JSON without its event count, which is what the change saves.
-fn summary_without_events(sim: &Simulation) -> Value {
-    let mut s = serde_json::to_value(sim.summary()).unwrap();
-    s.as_object_mut().unwrap().remove("events");
-    s
-}
-
 /// Run `text` both ways in steps of `step_ms`, comparing every reading after each step; returns the
 /// event counts (ahead, packet by packet).
 fn compare_in_steps(text: &str, step_ms: u64) -> (u64, u64) {
-    let mut ahead = Simulation::from_json(text).unwrap();
-    let mut by_packet = Simulation::from_json(text).unwrap();
-    by_packet.without_receiving_ahead();
-    let mut t = 0;
-    while !ahead.is_done() {
-        t += step_ms * MS;
-        ahead.run_until(cclab_engine::time::SimTime(t)).unwrap();
-        by_packet.run_until(cclab_engine::time::SimTime(t)).unwrap();
-        assert_eq!(ahead.flow_progress(), by_packet.flow_progress(), "progress at {t} ns");
-        assert_eq!(ahead.data_packet_census(), by_packet.data_packet_census(), "census at {t} ns");
-        assert_eq!(summary_without_events(&ahead), summary_without_events(&by_packet), "summary at {t} ns");
-    }
-    let series = |sim: &Simulation| serde_json::to_string(&(sim.flow_series(), sim.queue_series(), sim.link_series())).unwrap();
-    assert_eq!(series(&ahead), series(&by_packet), "series");
-    (ahead.events_processed(), by_packet.events_processed())
+    ahead::compare(text, &[step_ms * MS])
 }
 
 #[test]

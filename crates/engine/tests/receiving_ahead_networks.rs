@@ -3,53 +3,17 @@
 //! ECN, and readings at awkward times. Every case is run both ways in steps and compared at each step;
 //! each says whether the path must be taken (fewer events) or kept packet by packet (as many).
 
+mod ahead;
+
+use ahead::assert_same;
 use cclab_engine::sim::Simulation;
 use cclab_engine::time::SimTime;
 use serde_json::{json, Value};
 
 const MS: u64 = 1_000_000;
 
-fn summary_without_events(sim: &Simulation) -> Value {
-    let mut s = serde_json::to_value(sim.summary()).unwrap();
-    s.as_object_mut().unwrap().remove("events");
-    s
-}
-
-/// Every reading of the two runs, after a step to `t`.
-fn assert_same(ahead: &Simulation, by_packet: &Simulation, what: &str) {
-    assert_eq!(ahead.now(), by_packet.now(), "{what}");
-    assert_eq!(ahead.flow_progress(), by_packet.flow_progress(), "progress {what}");
-    assert_eq!(ahead.data_packet_census(), by_packet.data_packet_census(), "census {what}");
-    assert_eq!(ahead.cwnds(), by_packet.cwnds(), "cwnds {what}");
-    assert_eq!(summary_without_events(ahead), summary_without_events(by_packet), "summary {what}");
-    let levels = |sim: &Simulation| format!("{:?}", sim.queue_levels());
-    assert_eq!(levels(ahead), levels(by_packet), "queue levels {what}");
-    let rest = |sim: &Simulation| {
-        let loss = sim.loss_event_times().map(|v| v.iter().map(|t| t.to_vec()).collect::<Vec<_>>());
-        let hist = format!("{:?}", sim.rtt_histograms().map(|h| h.iter().map(|h| h.buckets()).collect::<Vec<_>>()));
-        serde_json::to_string(&(sim.flow_series(), sim.queue_series(), sim.link_series(), loss, hist)).unwrap()
-    };
-    assert!(rest(ahead) == rest(by_packet), "series, loss events or RTT histograms {what}");
-}
-
-/// Runs `cfg` both ways to each time of `steps` (ns, in the order given, repeated until the end),
-/// comparing after each; returns the event counts (ahead, packet by packet).
 fn compare(cfg: &Value, steps: &[u64]) -> (u64, u64) {
-    let text = cfg.to_string();
-    let mut ahead = Simulation::from_json(&text).unwrap_or_else(|e| panic!("{e}"));
-    let mut by_packet = Simulation::from_json(&text).unwrap();
-    by_packet.without_receiving_ahead();
-    assert_same(&ahead, &by_packet, "before running");
-    let mut t = 0u64;
-    let mut k = 0;
-    while !ahead.is_done() {
-        t = t.saturating_add(steps[k % steps.len()]);
-        k += 1;
-        ahead.run_until(SimTime(t)).unwrap();
-        by_packet.run_until(SimTime(t)).unwrap();
-        assert_same(&ahead, &by_packet, &format!("at {t} ns"));
-    }
-    (ahead.events_processed(), by_packet.events_processed())
+    ahead::compare(&cfg.to_string(), steps)
 }
 
 fn taken((ahead, by_packet): (u64, u64), what: &str) {
