@@ -7,6 +7,8 @@
 //! ```text
 //!  sender i --access(i)--> left ==bottleneck==> right --access(i)--> receiver i
 //! ```
+use std::collections::VecDeque;
+
 use crate::cc::{registry, FlowContext};
 use crate::config::{err, BurstPacingConfig, ConfigError, FlowConfig, RateModelConfig, ScenarioConfig};
 use crate::net::arq::Arq;
@@ -190,6 +192,15 @@ impl Routes {
     }
 }
 
+/// The three links of a lone flow's ACK route whose ACKs reach the second ahead of time
+/// (`Simulation::acks_ahead`).
+#[derive(Copy, Clone, Debug)]
+struct AcksAhead {
+    first: usize,
+    second: usize,
+    end: usize,
+}
+
 /// An arrival process (`config::TrafficConfig`).
 struct Source {
     group: u32,
@@ -281,8 +292,15 @@ pub struct Simulation {
     queue_series: QueueSeries,
     link_series: LinkSeries,
     cc_scratch: Vec<(&'static str, f64)>,
-    /// Per link: a data packet handed off to it is taken by its receiver at once (`receive_at_hand_off`).
-    receives_at_hand_off: Vec<bool>,
+    /// The link whose data packets, handed off to it, its receiver takes at once (`receive_at_hand_off`).
+    received_at_hand_off: Option<usize>,
+    /// The flow's ACK route (first, second, last link) when its ACKs may reach the second link ahead of
+    /// time too (`acks_ahead`).
+    acks_ahead: Option<AcksAhead>,
+    /// ACKs that crossed the first link back but reach the second at or after `read_horizon`, or behind an
+    /// ACK still on the first link's line, in order: they go on after that reading, or once that line is
+    /// empty (`release_waiting_acks`).
+    waiting_acks: VecDeque<(SimTime, Packet)>,
     /// No reading of the receivers' counts happens before this time (the next sample, the measurement
     /// start, the end of the current step): a packet taken ahead that arrives earlier needs no receipt.
     read_horizon: SimTime,
@@ -441,12 +459,15 @@ impl Simulation {
             queue_series: QueueSeries::default(),
             link_series: LinkSeries::default(),
             cc_scratch: Vec::new(),
-            receives_at_hand_off: vec![],
+            received_at_hand_off: None,
+            acks_ahead: None,
+            waiting_acks: VecDeque::new(),
             read_horizon: SimTime::ZERO,
             step_end: SimTime::ZERO,
             next_sample: (sample_interval > SimDuration::ZERO).then_some(SimTime::ZERO),
         };
-        sim.receives_at_hand_off = sim.links_received_at_hand_off();
+        sim.received_at_hand_off = sim.link_received_at_hand_off();
+        sim.acks_ahead = sim.acks_ahead();
         if measure_from == SimTime::ZERO {
             sim.snapshot = Some(sim.take_snapshot());
         }
@@ -467,11 +488,11 @@ impl Simulation {
     /// Table I cell identical, run 22c); between flows it does (a starved NewReno's goodput moved 6 %
     /// in a golden run), so runs of several flows keep the packet-by-packet order until such a change
     /// is reviewed for every study (docs/benchmarks.md, run 24).
-    fn links_received_at_hand_off(&self) -> Vec<bool> {
-        let mut eligible = vec![false; self.links.len()];
+    fn link_received_at_hand_off(&self) -> Option<usize> {
         if !self.sources.is_empty() || self.flows.len() != 1 {
-            return eligible;
+            return None;
         }
+        let mut eligible = vec![false; self.links.len()];
         let mut users = vec![0u32; self.links.len()];
         for f in 0..self.flows.len() as u32 {
             for dir in [Direction::Forward, Direction::Reverse] {
@@ -494,7 +515,29 @@ impl Simulation {
                 && ack_first as usize != self.bottleneck
                 && self.samples_precede_hand_offs(before, last, ack_first, users[before as usize] == 1);
         }
-        eligible
+        eligible.iter().position(|&e| e)
+    }
+
+    /// The ACK route of the flow whose receiver takes packets at the hand-off, if it is three links whose
+    /// second hands off plainly (no models, a FIFO or unbounded buffer: the dumbbell's reverse
+    /// bottleneck) and carries that flow alone. An ACK entering the first link back reaches the second at
+    /// a time known at once; the second link takes it then, as of that time (`take_ack`): one event and one
+    /// line pass fewer per ACK (docs/benchmarks.md, run 26). That link's state at a time depends only on
+    /// the ACKs that reached it before, which all came this way, in order, or by the first link's line
+    /// and its events (then later ACKs follow them there).
+    fn acks_ahead(&self) -> Option<AcksAhead> {
+        let last = self.received_at_hand_off?;
+        let f = (0..self.flows.len() as u32).find(|&f| self.routes.path(f, Direction::Forward).last() == Some(&(last as u32)))?;
+        let &[first, second, end] = self.routes.path(f, Direction::Reverse) else { return None };
+        // One flow and no traffic sources (`link_received_at_hand_off`): the link is that flow's alone
+        // unless its own route passes it twice.
+        let passes = [Direction::Forward, Direction::Reverse]
+            .iter()
+            .map(|&d| self.routes.path(f, d).iter().filter(|&&l| l == second).count())
+            .sum::<usize>();
+        let [first, second, end] = [first as usize, second as usize, end as usize];
+        (passes == 1 && self.links[second].hands_off_plainly() && !self.links[end].hands_off())
+            .then_some(AcksAhead { first, second, end })
     }
 
     /// Whether each sample is scheduled (one interval before it is due) before the hand-off of any
@@ -538,7 +581,8 @@ impl Simulation {
     /// tests that compare the two ways. Call before running.
     #[doc(hidden)]
     pub fn without_receiving_ahead(&mut self) {
-        self.receives_at_hand_off.fill(false);
+        self.received_at_hand_off = None;
+        self.acks_ahead = None;
     }
 
     /// The earliest time anything may read the receivers' counts from now on (`read_horizon`).
@@ -576,10 +620,20 @@ impl Simulation {
         let t = t.min(self.end);
         self.step_end = t;
         self.update_read_horizon();
-        while let Some((time, event)) = self.events.pop_due(t) {
-            debug_assert!(time >= self.now, "time went backwards");
-            self.now = time;
-            self.dispatch(event);
+        self.release_waiting_acks(None);
+        loop {
+            while let Some((time, event)) = self.events.pop_due(t) {
+                debug_assert!(time >= self.now, "time went backwards");
+                self.now = time;
+                self.dispatch(event);
+            }
+            // ACKs that waited for the step's end but reach the next link by it: the reading after the
+            // step sees them there (one put on the first link's line has its event due now: fire it).
+            if !self.waiting_acks.front().is_some_and(|&(reaches, _)| reaches <= t) {
+                break;
+            }
+            self.now = self.now.max(t);
+            self.release_waiting_acks(Some(t));
         }
         self.now = self.now.max(t);
         // Once per call rather than per event, so the event loop pays nothing for it: a caller that runs in
@@ -607,6 +661,10 @@ impl Simulation {
             Event::LinkArrival(l) => {
                 let pkt = self.links[l as usize].on_arrival(now, &mut self.events, &mut self.lines);
                 self.forward(l as usize, pkt);
+                // The ACKs that waited behind the ones on this line go on once it is empty (`take_ack`).
+                if !self.waiting_acks.is_empty() && self.links[l as usize].line_is_empty() {
+                    self.release_waiting_acks(None);
+                }
             }
             Event::LinkTxDone(l) => {
                 self.links[l as usize].on_tx_done(now, &mut self.events, &mut self.lines);
@@ -648,14 +706,16 @@ impl Simulation {
                 self.sample();
                 let next = now + self.sample_interval;
                 self.next_sample = (next <= self.end).then_some(next);
-                if next <= self.end {
+                if let Some(next) = self.next_sample {
                     self.events.schedule(next, Event::Sample);
                 }
                 self.update_read_horizon();
+                self.release_waiting_acks(None);
             }
             Event::MeasureStart => {
                 self.snapshot = Some(self.take_snapshot());
                 self.update_read_horizon();
+                self.release_waiting_acks(None);
             }
             Event::TrafficArrival(k) => {
                 self.open_connection(k as usize);
@@ -716,9 +776,47 @@ impl Simulation {
     /// hand-off link schedules nothing), without the hand-off vector.
     #[inline(always)]
     fn hand_off_plainly(&mut self, link: usize, pkt: Packet) {
-        if let Some((arrival, pkt)) = self.links[link].hand_off_plainly(self.now, pkt) {
+        self.hand_off_plainly_at(link, self.now, pkt);
+    }
+
+    /// `hand_off_plainly` for a packet reaching the link at `at` (now, or later for an ACK taken ahead).
+    #[inline(always)]
+    fn hand_off_plainly_at(&mut self, link: usize, at: SimTime, pkt: Packet) {
+        if let Some((arrival, pkt)) = self.links[link].hand_off_plainly(at, pkt) {
             let next_link = self.enqueue_at_next_hop(link, arrival, pkt);
             self.pass_on_handed_off(next_link);
+        }
+    }
+
+    /// An ACK of the flow in `acks_ahead` reaches the second link back at `reaches`, and nothing reads
+    /// that link or what follows before then. The link takes it now, as of that time, if its events
+    /// are then numbered as the packet-by-packet path numbers them: that path puts the ACK on the last
+    /// link's line at `reaches`, and schedules its arrival there unless an ACK before it is still on
+    /// that line then (its arrival schedules the next). Taken now, the ACK's arrival is scheduled in the
+    /// same event, and so ordered alike against events due at the same nanosecond (a sender's timer), only
+    /// if that line's last ACK arrives after `reaches`. Otherwise the ACK goes on the first link's line,
+    /// as on the packet-by-packet path, and the ACKs after it wait until it has left that line.
+    fn take_ack(&mut self, reaches: SimTime, mut ack: Packet) {
+        let AcksAhead { first, second, end } = self.acks_ahead.expect("ACKs taken ahead");
+        if self.links[first].line_is_empty() && self.links[end].line_tail_arrival().is_some_and(|t| t > reaches) {
+            ack.hop += 1;
+            self.hand_off_plainly_at(second, reaches, ack);
+        } else {
+            self.links[first].put_on_line(reaches, ack, &mut self.events, &mut self.lines);
+        }
+    }
+
+    /// ACKs that waited (`waiting_acks`) go on, in order, while the first link's line is empty and they
+    /// reach the second link before the next reading (or by `until`, the end of a step, whose reading
+    /// follows every arrival due by it). Called after a reading and when that line empties.
+    fn release_waiting_acks(&mut self, until: Option<SimTime>) {
+        let Some(AcksAhead { first, .. }) = self.acks_ahead else { return };
+        while let Some(&(reaches, _)) = self.waiting_acks.front() {
+            if !self.links[first].line_is_empty() || !(reaches < self.read_horizon || until.is_some_and(|t| reaches <= t)) {
+                break;
+            }
+            let (reaches, ack) = self.waiting_acks.pop_front().expect("an ACK waiting");
+            self.take_ack(reaches, ack);
         }
     }
 
@@ -729,7 +827,7 @@ impl Simulation {
         let next_link = self.routes.next_after(from, &pkt);
         let next_link = next_link.expect("a hand-off link is never the last hop") as usize;
         pkt.hop += 1;
-        if self.receives_at_hand_off[next_link] {
+        if self.received_at_hand_off == Some(next_link) {
             self.receive_at_hand_off(next_link, arrival, pkt);
             return next_link;
         }
@@ -756,9 +854,18 @@ impl Simulation {
         flow.receiver.on_data(at, &pkt, &mut self.out);
         debug_assert!(flow.receiver.timer_deadline().is_none(), "a receiver with delayed ACKs is never ahead");
         let first = self.routes.first_hop(f, Direction::Reverse) as usize;
-        let back = &mut self.links[first];
-        for &ack in &self.out {
-            back.enqueue(at, ack, &mut self.events, &mut self.lines);
+        for i in 0..self.out.len() {
+            let ack = self.out[i];
+            let reaches = self.links[first].traverse_plainly(at, ack.size);
+            match self.acks_ahead {
+                Some(_) if self.waiting_acks.is_empty() && self.links[first].line_is_empty() && reaches < self.read_horizon => {
+                    self.take_ack(reaches, ack)
+                }
+                // Due after the next reading, or behind an ACK on the line (it reaches the next link by
+                // its event, before this one) or waiting: in turn (`release_waiting_acks`).
+                Some(_) => self.waiting_acks.push_back((reaches, ack)),
+                None => self.links[first].put_on_line(reaches, ack, &mut self.events, &mut self.lines),
+            }
         }
         self.out.clear();
         self.pass_on_handed_off(first);

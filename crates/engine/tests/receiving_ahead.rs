@@ -1,7 +1,9 @@
 //! A receiver behind its own plain access link takes each data packet when the bottleneck hands it to
-//! that link, as of its arrival (`Simulation::receive_at_hand_off`, docs/benchmarks.md run 24). For a
-//! flow alone on the network nothing may change but the event count: every summary, series, census and
-//! progress reading, at every step of a run read in steps, equals what the packet-by-packet path gives.
+//! that link, as of its arrival (`Simulation::receive_at_hand_off`, docs/benchmarks.md run 24), and the
+//! link after its access link back takes the ACK as of its arrival there (`Simulation::take_ack`, run
+//! 26). For a flow alone on the network nothing may change but the event count: every summary, series,
+//! census and progress reading, at every step of a run read in steps, equals what the packet-by-packet
+//! path gives.
 
 mod ahead;
 
@@ -127,5 +129,47 @@ fn samples_further_apart_than_a_hand_off_from_its_arrivals_keep_the_path_and_rea
     // before any hand-off whose arrivals the packet-by-packet path numbers after them; the first ACK
     // leaves the receiver's link exactly at the 52-ms sample (26.796 + 25.204 ms), and the queue fills.
     let (ahead, by_packet) = compare_in_steps(&tie_config(26_796_000, 7 * MS, 26 * MS, 600), 20);
+    assert!(ahead < by_packet, "{ahead} events against {by_packet}: the path is not taken");
+}
+
+#[test]
+fn acks_reach_the_reverse_bottleneck_ahead_of_time_and_half_the_events_are_saved() {
+    // Packet by packet a data packet takes four line passes with an event each (the sender's access
+    // link, the receiver's, and the two links back before the sender's); ahead, two: its arrival at the
+    // bottleneck and its ACK's at the sender. Samples every 100 ms fall inside the 24-ms way from a
+    // hand-off to the ACK's arrival at the reverse bottleneck: the ACKs due after one wait for it.
+    for (step_ms, sample_ms) in [(13, 100), (1000, 100), (1000, 0)] {
+        let (ahead, by_packet) = compare_in_steps(&config("newreno", json!({}), sample_ms), step_ms);
+        assert!(ahead * 5 < by_packet * 3, "{ahead} events against {by_packet}: the ACKs' path is not taken");
+    }
+}
+
+#[test]
+fn an_ack_whose_arrival_the_packet_by_packet_path_numbers_later_keeps_its_line() {
+    // A paced BBR flow at 10 Mbit/s whose ACKs come further apart than the links back take: the
+    // sender's access link back is often empty when an ACK reaches the reverse bottleneck, and the
+    // packet-by-packet path numbers the ACK's arrival at the sender only then. Taken ahead, it was
+    // numbered before a pacing timer due at the same nanosecond, and the sender sent one packet more by
+    // 1.5 s (found by the fuzz, case 49 of CCLAB_AHEAD_SEED=7). Such ACKs keep the line (`take_ack`).
+    let text = json!({
+        "packet_size": 1500, "ack_size": 64,
+        "bottleneck": {"rate_bps": 10_000_000u64, "delay_ns": MS, "loss_rate": 0.0,
+                       "queue": {"discipline": "droptail", "limit_packets": 100}},
+        "flows": [{"cc": "bbr", "recovery": "sack", "access_rate_bps": 20_000_000u64, "rto_min_ns": 200 * MS,
+                   "src_access_delay_ns": 1_250_000u64, "dst_access_delay_ns": 7_500_000u64}],
+        "run": {"duration_ns": 1_500 * MS, "measure_from_ns": 1, "record_loss_events": true,
+                "sample_interval_ns": 333 * MS, "seed": 49},
+    })
+    .to_string();
+    let (ahead, by_packet) = ahead::compare(&text, &[1_500 * MS]);
+    assert!(ahead < by_packet, "{ahead} events against {by_packet}: the path is not taken");
+}
+
+#[test]
+fn an_ack_reaching_the_reverse_bottleneck_as_a_step_ends_is_read_there_at_that_step() {
+    // Series off and steps of 30 ms: the first ACK reaches the end of the 7-ms link back exactly at the
+    // end of the first step (see the test above). Packet by packet its arrival fires within that step;
+    // ahead it waited (due at the step's end, the next reading), and goes on before the step returns.
+    let (ahead, by_packet) = ahead::compare(&tie_config(4_796_000, 7 * MS, 0, 300), &[30 * MS]);
     assert!(ahead < by_packet, "{ahead} events against {by_packet}: the path is not taken");
 }

@@ -75,6 +75,12 @@ impl Line {
         self.len += 1;
     }
 
+    /// When the last packet pushed reaches the far end.
+    #[inline(always)]
+    pub fn tail_arrival(&self) -> Option<SimTime> {
+        (self.len > 0).then(|| self.slots[(self.head + self.len - 1) & (self.slots.len() - 1)].arrival)
+    }
+
     /// The head leaves the wire: its arrival time and packet, and the next head's arrival time.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(SimTime, Packet, Option<SimTime>)> {

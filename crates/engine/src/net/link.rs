@@ -723,6 +723,25 @@ impl Link {
         self.emit(arrival, pkt, events, lines);
     }
 
+    /// Put a packet that `traverse_plainly` took through this link on its line (or hand it off), as
+    /// `enqueue` would have after the same transmission.
+    #[inline(always)]
+    pub fn put_on_line(&mut self, arrival: SimTime, pkt: Packet, events: &mut EventQueue, lines: &mut LinePool) {
+        self.emit(arrival, pkt, events, lines);
+    }
+
+    /// No packet is on the way to the far end.
+    #[inline(always)]
+    pub fn line_is_empty(&self) -> bool {
+        self.line.is_empty()
+    }
+
+    /// When the last packet on the line reaches the far end, if any is on it.
+    #[inline(always)]
+    pub fn line_tail_arrival(&self) -> Option<SimTime> {
+        self.line.tail_arrival()
+    }
+
     /// The packet will reach the far end at `arrival`: hand it off, or put it on the line.
     #[inline(always)]
     fn emit(&mut self, arrival: SimTime, pkt: Packet, events: &mut EventQueue, lines: &mut LinePool) {
