@@ -166,7 +166,10 @@ def check(lines: list[dict], samples: list, packets: int, duration_ns: int) -> l
         problems.append(f"the bottleneck carried {last['bottleneck_forwarded']} packets, its rate allows {capacity:.0f}")
     if last["events_scheduled"] >= last["events_scheduled_limit"]:
         problems.append(f"{last['events_scheduled']} events scheduled, past the {last['events_scheduled_limit']} limit")
-    if not 3 * last["sent"] <= last["events"] <= 6 * last["sent"]:
+    # Several flows take 3-4 events per packet (its line passes); a lone flow one (`--flows 1`: its packets
+    # and ACKs reach both bottlenecks ahead of time, docs/benchmarks.md run 26); more than 6 is a runaway.
+    low = 1 if len(last["flows"]) == 1 else 3
+    if not low * last["sent"] <= last["events"] <= 6 * last["sent"]:
         problems.append(f"{last['events']} events for {last['sent']} packets sent")
     max_rtt_s = 2 * (ONE_WAY_S + 2 * ACCESS_MAX_S) + 1 / PACKETS_PER_S * last["links"][0]["limit_packets"]
     for k, f in enumerate(last["flows"]):

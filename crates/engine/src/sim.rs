@@ -301,6 +301,14 @@ pub struct Simulation {
     /// ACK still on the first link's line, in order: they go on after that reading, or once that line is
     /// empty (`release_waiting_acks`).
     waiting_acks: VecDeque<(SimTime, Packet)>,
+    /// The flow's data route's first and second link when its data packets reach the second (the
+    /// bottleneck) ahead of time too (`data_ahead`).
+    data_ahead: Option<(usize, usize)>,
+    /// Data packets that crossed the first link but reach the second at or after `read_horizon`, in
+    /// order: they go on after that reading (`release_waiting_data`).
+    waiting_data: VecDeque<(SimTime, Packet)>,
+    /// Scratch: the packets a sender emitted, while taking them ahead puts its receiver's ACKs in `out`.
+    emitted: Vec<Packet>,
     /// No reading of the receivers' counts happens before this time (the next sample, the measurement
     /// start, the end of the current step): a packet taken ahead that arrives earlier needs no receipt.
     read_horizon: SimTime,
@@ -462,12 +470,16 @@ impl Simulation {
             received_at_hand_off: None,
             acks_ahead: None,
             waiting_acks: VecDeque::new(),
+            data_ahead: None,
+            waiting_data: VecDeque::new(),
+            emitted: Vec::with_capacity(64),
             read_horizon: SimTime::ZERO,
             step_end: SimTime::ZERO,
             next_sample: (sample_interval > SimDuration::ZERO).then_some(SimTime::ZERO),
         };
         sim.received_at_hand_off = sim.link_received_at_hand_off();
         sim.acks_ahead = sim.acks_ahead();
+        sim.data_ahead = sim.data_ahead();
         if measure_from == SimTime::ZERO {
             sim.snapshot = Some(sim.take_snapshot());
         }
@@ -540,6 +552,36 @@ impl Simulation {
             .then_some(AcksAhead { first, second, end })
     }
 
+    /// The first two links of the data route of the flow whose receiver takes packets at the hand-off,
+    /// if the route is three links, the first plain, unbounded and the flow's own, the second (the
+    /// bottleneck, which hands off to the receiver's link) handing off plainly and carrying that flow's
+    /// data alone. A packet the sender emits reaches the second link at a time known at once; that link
+    /// takes it then, as of that time, when no reading comes first (else it waits in `waiting_data`):
+    /// one event and one line pass fewer per data packet (docs/benchmarks.md, run 26). The second link
+    /// and what follows depend only on the packets that reached it before, all of which came this way.
+    ///
+    /// Samples must be further apart than the first link's transmission and delay: packet by packet, a
+    /// packet reaching the second link at a sample's time has its event numbered when it is sent or
+    /// when the packet before it arrives, no earlier than that before, and so after the sample was
+    /// scheduled (one interval before): the sample reads the second link without it, as it does when the
+    /// packet waits for the sample here.
+    fn data_ahead(&self) -> Option<(usize, usize)> {
+        let last = self.received_at_hand_off?;
+        let f = (0..self.flows.len() as u32).find(|&f| self.routes.path(f, Direction::Forward).last() == Some(&(last as u32)))?;
+        let &[first, second, _] = self.routes.path(f, Direction::Forward) else { return None };
+        let count = |link: u32| {
+            [Direction::Forward, Direction::Reverse]
+                .iter()
+                .map(|&d| self.routes.path(f, d).iter().filter(|&&l| l == link).count())
+                .sum::<usize>()
+        };
+        let (a, b) = (&self.links[first as usize], &self.links[second as usize]);
+        let way = a.rate().tx_time(self.cfg.packet_size).0 as u128 + a.delay().0 as u128;
+        let sampled_apart = self.sample_interval == SimDuration::ZERO || self.sample_interval.0 as u128 > way;
+        (count(first) == 1 && count(second) == 1 && a.is_plain_unbounded() && !a.hands_off() && b.hands_off_plainly() && sampled_apart)
+            .then_some((first as usize, second as usize))
+    }
+
     /// Whether each sample is scheduled (one interval before it is due) before the hand-off of any
     /// packet that reaches the receiver, or whose ACK reaches the end of the first link back, at the
     /// sample's time, unless the packet-by-packet path numbered that arrival's event before the sample
@@ -583,6 +625,7 @@ impl Simulation {
     pub fn without_receiving_ahead(&mut self) {
         self.received_at_hand_off = None;
         self.acks_ahead = None;
+        self.data_ahead = None;
     }
 
     /// The earliest time anything may read the receivers' counts from now on (`read_horizon`).
@@ -620,20 +663,21 @@ impl Simulation {
         let t = t.min(self.end);
         self.step_end = t;
         self.update_read_horizon();
-        self.release_waiting_acks(None);
+        self.release_waiting(None);
         loop {
             while let Some((time, event)) = self.events.pop_due(t) {
                 debug_assert!(time >= self.now, "time went backwards");
                 self.now = time;
                 self.dispatch(event);
             }
-            // ACKs that waited for the step's end but reach the next link by it: the reading after the
-            // step sees them there (one put on the first link's line has its event due now: fire it).
-            if !self.waiting_acks.front().is_some_and(|&(reaches, _)| reaches <= t) {
+            // Packets that waited for the step's end but reach the next link by it: the reading after the
+            // step sees them there (an ACK put on the first link's line has its event due now: fire it).
+            let due = |waiting: &VecDeque<(SimTime, Packet)>| waiting.front().is_some_and(|&(reaches, _)| reaches <= t);
+            if !due(&self.waiting_acks) && !due(&self.waiting_data) {
                 break;
             }
             self.now = self.now.max(t);
-            self.release_waiting_acks(Some(t));
+            self.release_waiting(Some(t));
         }
         self.now = self.now.max(t);
         // Once per call rather than per event, so the event loop pays nothing for it: a caller that runs in
@@ -710,12 +754,12 @@ impl Simulation {
                     self.events.schedule(next, Event::Sample);
                 }
                 self.update_read_horizon();
-                self.release_waiting_acks(None);
+                self.release_waiting(None);
             }
             Event::MeasureStart => {
                 self.snapshot = Some(self.take_snapshot());
                 self.update_read_horizon();
-                self.release_waiting_acks(None);
+                self.release_waiting(None);
             }
             Event::TrafficArrival(k) => {
                 self.open_connection(k as usize);
@@ -932,6 +976,12 @@ impl Simulation {
     #[inline(never)]
     fn inject_emitted(&mut self, f: u32, dir: Direction) {
         let first = self.routes.first_hop(f, dir) as usize;
+        if let Some((ahead_from, second)) = self.data_ahead {
+            if first == ahead_from {
+                self.inject_ahead(first, second);
+                return;
+            }
+        }
         let link = &mut self.links[first];
         // Copied out and cleared after, rather than drained: a drain's set-up and drop cost more than the
         // one or two packets an endpoint usually emits.
@@ -941,6 +991,44 @@ impl Simulation {
         self.out.clear();
         // A first hop may hand off (an unbounded access line before another): pass its packets on now.
         self.pass_on_handed_off(first);
+    }
+
+    /// The sender's packets cross its plain access link `first` now, and the bottleneck `second` takes
+    /// each as of its arrival there, or it waits for the reading due before that (`data_ahead`). Taking one
+    /// runs its receiver, whose ACK goes into `out`: the packets are read from `emitted` meanwhile.
+    fn inject_ahead(&mut self, first: usize, second: usize) {
+        std::mem::swap(&mut self.out, &mut self.emitted);
+        for i in 0..self.emitted.len() {
+            let mut pkt = self.emitted[i];
+            let reaches = self.links[first].traverse_plainly(self.now, pkt.size);
+            if self.waiting_data.is_empty() && reaches < self.read_horizon {
+                pkt.hop += 1;
+                self.hand_off_plainly_at(second, reaches, pkt);
+            } else {
+                self.waiting_data.push_back((reaches, pkt));
+            }
+        }
+        self.emitted.clear();
+    }
+
+    /// Data packets that waited for a reading (`waiting_data`) go on, in order: those that reach the
+    /// bottleneck before the next reading (or by `until`, the end of a step).
+    fn release_waiting_data(&mut self, until: Option<SimTime>) {
+        let Some((_, second)) = self.data_ahead else { return };
+        while let Some(&(reaches, _)) = self.waiting_data.front() {
+            if !(reaches < self.read_horizon || until.is_some_and(|t| reaches <= t)) {
+                break;
+            }
+            let (reaches, mut pkt) = self.waiting_data.pop_front().expect("a packet waiting");
+            pkt.hop += 1;
+            self.hand_off_plainly_at(second, reaches, pkt);
+        }
+    }
+
+    /// After a reading, or at the end of a step (`until`): the ACKs, then the data packets that waited.
+    fn release_waiting(&mut self, until: Option<SimTime>) {
+        self.release_waiting_acks(until);
+        self.release_waiting_data(until);
     }
 
     /// Lazy timers: one heap event per endpoint; a later deadline is picked up when the event fires. Most
@@ -1377,6 +1465,8 @@ impl Simulation {
         }
         // Packets their receiver took ahead of time (`receive_at_hand_off`) are on no line until they arrive.
         in_network += self.flows.iter().map(|f| f.early.not_yet_arrived(self.now)).sum::<u64>();
+        // Packets waiting to reach the bottleneck ahead of time (`inject_ahead`) are on no line either.
+        in_network += self.waiting_data.len() as u64;
         (sent, received, dropped, in_network)
     }
 

@@ -23,8 +23,8 @@ fn one_flow() -> Simulation {
 
 #[test]
 fn running_out_of_event_numbers_is_an_error_that_stays() {
-    // Start 10 numbers short of the limit: the first 100 ms hold about five round trips of 24 ms, each with
-    // at least one packet and its ACK crossing four links, far more than 10 events, so the first step fails.
+    // Start 10 numbers short of the limit: the first 100 ms hold about five round trips of 24 ms and some
+    // 70 packets, each with at least one event (its ACK's arrival), so the first step fails.
     let mut sim = one_flow();
     sim.skip_event_sequence_to(MAX_EVENTS_SCHEDULED - 10);
     let first = sim.run_until(SimTime(100 * MS)).unwrap_err();
@@ -43,8 +43,9 @@ fn running_out_of_event_numbers_is_an_error_that_stays() {
 
 #[test]
 fn a_run_that_stays_under_the_limit_is_fine() {
-    // The same run numbered from 0 schedules a few thousand events: no error.
+    // The same run numbered from 0 schedules hundreds of events (about 800 packets, one event each on
+    // the lone flow's path ahead, docs/benchmarks.md run 26): no error.
     let mut sim = one_flow();
     assert_eq!(sim.run(), Ok(()));
-    assert!(sim.events_processed() > 1000);
+    assert!(sim.events_processed() > 500, "{}", sim.events_processed());
 }
