@@ -185,3 +185,32 @@ fn a_sample_due_as_a_packet_reaches_the_bottleneck_over_a_long_access_link_reads
     let (ahead, by_packet) = compare_in_steps(&tie_config(51_900_000, 500_000, 26 * MS, 600), 20);
     assert!(ahead < by_packet, "{ahead} events against {by_packet}: the path is not taken");
 }
+
+/// A paced lone flow whose ACKs are spaced exactly as long as an ACK takes from the reverse bottleneck
+/// to the sender (12 ms: 40 us + 10 ms + 4 us + 1.956 ms), so each reaches `right -> left` as the one
+/// before reaches the sender; round trips of whole pacing gaps put the sender's pacing timer on the
+/// same nanoseconds as the ACKs' arrivals.
+#[test]
+fn acks_spaced_as_their_way_back_read_the_same() {
+    for gap_ms in [12u64, 6, 24] {
+        for dst_us in [5_420u64, 5_421, 2_420, 8_420, 11_420, 0, 1, 4] {
+            for cc in ["newreno", "cubic"] {
+                let text = json!({
+                    "packet_size": 1500,
+                    "ack_size": 60,
+                    "bottleneck": {"rate_bps": 12_000_000u64, "delay_ns": 10 * MS,
+                                   "queue": {"discipline": "droptail", "limit_packets": 30}},
+                    "flows": [{"cc": {"name": cc}, "src_access_delay_ns": 1_956_000u64,
+                               "dst_access_delay_ns": dst_us * 1000, "access_rate_bps": 120_000_000u64,
+                               "pacing": {"burst": 1, "gap_ns": gap_ms * MS}}],
+                    "run": {"duration_ns": 3_000 * MS, "measure_from_ns": 500 * MS, "seed": 3,
+                            "sample_interval_ns": 100 * MS, "record_loss_events": true},
+                })
+                .to_string();
+                for step in [1_000, 13] {
+                    compare_in_steps(&text, step);
+                }
+            }
+        }
+    }
+}

@@ -99,3 +99,76 @@ fn random_lone_flows_read_the_same_both_ways() {
     // Most cases qualify (one flow, plain access links); those sampled too often or lossy ones keep the path.
     assert!(taken * 2 > cases, "only {taken} of {cases} took the path");
 }
+
+/// Cases the first generator draws rarely or never: a reverse bottleneck of 1-3 packets (ACKs dropped
+/// and queued behind each other), pacing gaps and samples at the access links' own times (ties), the
+/// measurement starting as the first packet arrives, transfers and stops, and steps of odd sizes with
+/// some that go back in time (`run_until` before now does nothing).
+fn odd_config(d: &mut Draw, case: u64) -> Value {
+    let mut cfg = config(d, case);
+    let packet = cfg["packet_size"].as_u64().unwrap();
+    let ack = cfg["ack_size"].as_u64().unwrap();
+    let access_rate = cfg["flows"][0]["access_rate_bps"].as_u64().unwrap();
+    let rate = cfg["bottleneck"]["rate_bps"].as_u64().unwrap();
+    let tx = |bytes: u64, bps: u64| bytes * 8 * 1_000_000_000 / bps;
+    let src = cfg["flows"][0]["src_access_delay_ns"].as_u64().unwrap();
+    let dst = cfg["flows"][0]["dst_access_delay_ns"].as_u64().unwrap();
+    let data_way = tx(packet, access_rate) + src;
+    let ack_way = tx(ack, access_rate) + dst;
+    if d.one_in(2) {
+        cfg["bottleneck"]["reverse_queue"] = json!({"discipline": "droptail", "limit_packets": 1 + d.next() % 3});
+        if d.one_in(2) {
+            cfg["bottleneck"]["reverse_rate_bps"] = json!(rate / d.pick(&[5u64, 20, 100]));
+        }
+    }
+    if d.one_in(3) {
+        let gap = d.pick(&[data_way, ack_way, data_way + ack_way, tx(packet, rate), tx(ack, rate) + src]);
+        cfg["flows"][0]["pacing"] = json!({"burst": 1 + d.next() % 3, "gap_ns": gap});
+    }
+    if d.one_in(3) {
+        let near = d.pick(&[data_way, ack_way, data_way + tx(packet, rate), 2 * data_way]);
+        let interval = (near + d.pick(&[0u64, 1, 2, 1_000])).max(1);
+        cfg["run"]["sample_interval_ns"] = json!(interval);
+    }
+    if d.one_in(3) {
+        cfg["run"]["measure_from_ns"] = json!(d.pick(&[0, 1, data_way, data_way + tx(packet, rate), src]));
+    }
+    if d.one_in(3) {
+        cfg["flows"][0]["size_bytes"] = json!(1 + d.next() % 300_000);
+    }
+    if d.one_in(3) {
+        // After the start and its jitter (at most 50 ms), as the config requires.
+        cfg["flows"][0]["stop_ns"] = json!(51 * MS + d.next() % (550 * MS));
+    }
+    let duration = d.pick(&[300 * MS, 600 * MS, 600 * MS + 1]);
+    cfg["run"]["duration_ns"] = json!(duration);
+    let measure_from = cfg["run"]["measure_from_ns"].as_u64().unwrap();
+    cfg["run"]["measure_from_ns"] = json!(if measure_from < duration { measure_from } else { duration / 2 });
+    cfg
+}
+
+#[test]
+fn odd_lone_flows_read_the_same_both_ways_at_odd_steps() {
+    let mut d = Draw(env("CCLAB_AHEAD_SEED", 20261125).wrapping_mul(3) | 1);
+    let cases = env("CCLAB_AHEAD_ODD_CASES", 40);
+    for case in 0..cases {
+        let cfg = odd_config(&mut d, case);
+        // A few odd steps, then one long enough that the run ends in a few hundred steps.
+        let mut steps: Vec<i64> = (0..d.next() % 4).map(|_| d.pick(&[1i64, 2, 999_999, 3_333_331, -1, -5_000_000])).collect();
+        steps.push(d.pick(&[3_333_331i64, 7_000_000, 40_000_001, 100_000_000]));
+        let text = cfg.to_string();
+        let mut ahead = Simulation::from_json(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        let mut by_packet = Simulation::from_json(&text).unwrap();
+        by_packet.without_receiving_ahead();
+        // From the time reached, so that a step back asks for a time before now.
+        let mut k = 0;
+        while !ahead.is_done() {
+            let step = steps[k % steps.len()];
+            k += 1;
+            let t = (ahead.now().0 as i64 + step).max(0) as u64;
+            ahead.run_until(SimTime(t)).unwrap();
+            by_packet.run_until(SimTime(t)).unwrap();
+            ahead::assert_same(&ahead, &by_packet, &format!("odd case {case} to {t} ns (steps {steps:?}): {text}"));
+        }
+    }
+}

@@ -195,3 +195,34 @@ fn a_queue_series_of_the_receivers_link_back_reads_the_same() {
         }
     }
 }
+
+#[test]
+fn models_on_the_senders_links_read_the_same() {
+    // The ACK route's last link (the sender's access link back) is fed by the reverse bottleneck's
+    // hand-off, which may pass ACKs to a link with models; the data route's first link may have models.
+    let route = json!(["src", "a", "b", "dst"]);
+    let net = |first: Value, end: Value| {
+        let links = vec![
+            link("src-a", "src", "a", 100_000_000, 2 * MS, None, first),
+            link("a-b", "a", "b", 10_000_000, 10 * MS, Some(20), json!({})),
+            link("b-dst", "b", "dst", 100_000_000, 3 * MS, None, json!({})),
+            link("dst-b", "dst", "b", 100_000_000, 3 * MS, None, json!({})),
+            link("b-a", "b", "a", 10_000_000, 10 * MS, Some(20), json!({})),
+            link("a-src", "a", "src", 100_000_000, 2 * MS, None, end),
+        ];
+        json!({"packet_size": 1500, "topology": {"links": links}, "flows": [flow(json!({"route": route}))],
+               "run": run(50 * MS, json!({"record_loss_events": true}))})
+    };
+    let schedule = json!({"models": {"delay_schedule": {"at_ns": [0, 700 * MS], "delay_ns": [3 * MS, 1 * MS]}}});
+    let loss = json!({"models": {"loss": {"bernoulli": 0.01}}});
+    let errors = json!({"loss_rate": 0.01});
+    let outages = json!({"models": {"outages": {"gap_ns": {"fixed": 300 * MS}, "duration_ns": {"fixed": 50 * MS}}}});
+    let rates = json!({"models": {"rate_model": {"schedule": {"at_ns": [0, 600 * MS], "rate_bps": [100_000_000u64, 500_000u64]}}}});
+    let arq = json!({"models": {"arq": {"loss": {"bernoulli": 0.1}, "retry_delay_ns": 5 * MS, "max_attempts": 4}}});
+    for model in [schedule, loss, errors, outages, rates, arq] {
+        for steps in [&STEPS[..], &[1_000 * MS]] {
+            compare(&net(model.clone(), json!({})), steps);
+            compare(&net(json!({}), model.clone()), steps);
+        }
+    }
+}
