@@ -7,7 +7,6 @@
 
 mod ahead;
 
-use cclab_engine::sim::Simulation;
 use cclab_engine::time::SimTime;
 use serde_json::{json, Value};
 
@@ -84,9 +83,7 @@ fn random_lone_flows_read_the_same_both_ways() {
         let cfg = config(&mut d, case);
         let step = d.pick(&[999_999u64, 7 * MS, 100 * MS, 1_500 * MS]);
         let text = cfg.to_string();
-        let mut ahead = Simulation::from_json(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-        let mut by_packet = Simulation::from_json(&text).unwrap();
-        by_packet.without_receiving_ahead();
+        let (mut ahead, mut by_packet) = ahead::both_ways(&text);
         let mut t = 0;
         while !ahead.is_done() {
             t += step;
@@ -157,9 +154,7 @@ fn odd_lone_flows_read_the_same_both_ways_at_odd_steps() {
         let mut steps: Vec<i64> = (0..d.next() % 4).map(|_| d.pick(&[1i64, 2, 999_999, 3_333_331, -1, -5_000_000])).collect();
         steps.push(d.pick(&[3_333_331i64, 7_000_000, 40_000_001, 100_000_000]));
         let text = cfg.to_string();
-        let mut ahead = Simulation::from_json(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-        let mut by_packet = Simulation::from_json(&text).unwrap();
-        by_packet.without_receiving_ahead();
+        let (mut ahead, mut by_packet) = ahead::both_ways(&text);
         // From the time reached, so that a step back asks for a time before now.
         let mut k = 0;
         while !ahead.is_done() {

@@ -146,13 +146,7 @@ fn models_on_the_receivers_links_keep_the_packet_by_packet_path() {
                "run": run(50 * MS, json!({}))})
     };
     taken(compare(&net(json!({}), json!({})), &STEPS), "plain");
-    let schedule = json!({"models": {"delay_schedule": {"at_ns": [0, 700 * MS], "delay_ns": [3 * MS, 6 * MS]}}});
-    let loss = json!({"models": {"loss": {"bernoulli": 0.01}}});
-    let errors = json!({"loss_rate": 0.01});
-    let outages = json!({"models": {"outages": {"gap_ns": {"fixed": 300 * MS}, "duration_ns": {"fixed": 50 * MS}}}});
-    let rates = json!({"models": {"rate_model": {"schedule": {"at_ns": [0, 600 * MS], "rate_bps": [100_000_000u64, 5_000_000u64]}}}});
-    let arq = json!({"models": {"arq": {"loss": {"bernoulli": 0.1}, "retry_delay_ns": 5 * MS, "max_attempts": 4}}});
-    for (name, model) in [("delay schedule", schedule), ("loss", loss), ("errors", errors), ("outages", outages), ("rates", rates), ("arq", arq)] {
+    for (name, model) in ahead::link_models(6 * MS, 5_000_000) {
         kept(compare(&net(model.clone(), json!({})), &STEPS), &format!("{name} on the last link"));
         kept(compare(&net(json!({}), model), &STEPS), &format!("{name} on the first link back"));
     }
@@ -213,13 +207,7 @@ fn models_on_the_senders_links_read_the_same() {
         json!({"packet_size": 1500, "topology": {"links": links}, "flows": [flow(json!({"route": route}))],
                "run": run(50 * MS, json!({"record_loss_events": true}))})
     };
-    let schedule = json!({"models": {"delay_schedule": {"at_ns": [0, 700 * MS], "delay_ns": [3 * MS, 1 * MS]}}});
-    let loss = json!({"models": {"loss": {"bernoulli": 0.01}}});
-    let errors = json!({"loss_rate": 0.01});
-    let outages = json!({"models": {"outages": {"gap_ns": {"fixed": 300 * MS}, "duration_ns": {"fixed": 50 * MS}}}});
-    let rates = json!({"models": {"rate_model": {"schedule": {"at_ns": [0, 600 * MS], "rate_bps": [100_000_000u64, 500_000u64]}}}});
-    let arq = json!({"models": {"arq": {"loss": {"bernoulli": 0.1}, "retry_delay_ns": 5 * MS, "max_attempts": 4}}});
-    for model in [schedule, loss, errors, outages, rates, arq] {
+    for (_, model) in ahead::link_models(MS, 500_000) {
         for steps in [&STEPS[..], &[1_000 * MS]] {
             compare(&net(model.clone(), json!({})), steps);
             compare(&net(json!({}), model.clone()), steps);

@@ -5,7 +5,7 @@
 
 use cclab_engine::sim::Simulation;
 use cclab_engine::time::SimTime;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// The summary as JSON without its event count, which is what receiving ahead saves.
 pub fn summary_without_events(sim: &Simulation) -> Value {
@@ -31,12 +31,32 @@ pub fn assert_same(ahead: &Simulation, by_packet: &Simulation, what: &str) {
     assert!(rest(ahead) == rest(by_packet), "series, loss events or RTT histograms {what}");
 }
 
+/// The scenario built twice: taking packets ahead, and packet by packet.
+pub fn both_ways(text: &str) -> (Simulation, Simulation) {
+    let ahead = Simulation::from_json(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let mut by_packet = Simulation::from_json(text).unwrap();
+    by_packet.without_receiving_ahead();
+    (ahead, by_packet)
+}
+
+/// The six link models, each as the fields a link takes (`models` or `loss_rate`), with a delay that
+/// changes to `later_delay_ns` at 700 ms and a rate that falls to `later_rate_bps` at 600 ms.
+pub fn link_models(later_delay_ns: u64, later_rate_bps: u64) -> Vec<(&'static str, Value)> {
+    const MS: u64 = 1_000_000;
+    vec![
+        ("delay schedule", json!({"models": {"delay_schedule": {"at_ns": [0, 700 * MS], "delay_ns": [3 * MS, later_delay_ns]}}})),
+        ("loss", json!({"models": {"loss": {"bernoulli": 0.01}}})),
+        ("errors", json!({"loss_rate": 0.01})),
+        ("outages", json!({"models": {"outages": {"gap_ns": {"fixed": 300 * MS}, "duration_ns": {"fixed": 50 * MS}}}})),
+        ("rates", json!({"models": {"rate_model": {"schedule": {"at_ns": [0, 600 * MS], "rate_bps": [100_000_000u64, later_rate_bps]}}}})),
+        ("arq", json!({"models": {"arq": {"loss": {"bernoulli": 0.1}, "retry_delay_ns": 5 * MS, "max_attempts": 4}}})),
+    ]
+}
+
 /// Runs `text` both ways to each time of `steps` (ns, in the order given, repeated until the end),
 /// comparing after each; returns the event counts (ahead, packet by packet).
 pub fn compare(text: &str, steps: &[u64]) -> (u64, u64) {
-    let mut ahead = Simulation::from_json(text).unwrap_or_else(|e| panic!("{e}"));
-    let mut by_packet = Simulation::from_json(text).unwrap();
-    by_packet.without_receiving_ahead();
+    let (mut ahead, mut by_packet) = both_ways(text);
     assert_same(&ahead, &by_packet, "before running");
     let mut t = 0u64;
     let mut k = 0;
