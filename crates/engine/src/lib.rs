@@ -6,6 +6,7 @@
 pub mod cc;
 pub mod config;
 pub mod event;
+mod hint;
 pub mod histogram;
 pub mod net;
 pub mod receipts;

@@ -337,6 +337,8 @@ impl Simulation {
         let mut groups: Vec<GroupStats> = Vec::new();
         let mut flow_routes = Routes::with_successors(links.len(), &topology.routes);
         let mut routes = topology.routes.into_iter();
+        // Senders among several flows prefetch their records (`Scoreboard::prefetch_records`).
+        let several_flows = cfg.flows.len() > 1 || !cfg.traffic.is_empty();
         for (i, f) in cfg.flows.iter().enumerate() {
             let mut cc = registry::build(&format!("flows.{i}.cc"), &f.cc, f.initial_cwnd)?;
             cc.attach(FlowContext {
@@ -374,7 +376,7 @@ impl Simulation {
                 },
                 cc,
             );
-            let sender = sender.with_frto(frto_config(f));
+            let sender = sender.with_frto(frto_config(f)).with_records_prefetched(several_flows);
             let sender = with_pacing(sender, f.pacing.as_ref(), SimRng::new(cfg.run.seed, STREAM_FIRST_PACING + i as u64));
             flows.push(Flow {
                 sender,
@@ -538,15 +540,11 @@ impl Simulation {
     /// the ACKs that reached it before, which all came this way, in order, or by the first link's line
     /// and its events (then later ACKs follow them there).
     fn acks_ahead(&self) -> Option<AcksAhead> {
-        let last = self.received_at_hand_off?;
-        let f = (0..self.flows.len() as u32).find(|&f| self.routes.path(f, Direction::Forward).last() == Some(&(last as u32)))?;
+        let f = self.receiving_ahead_flow()?;
         let &[first, second, end] = self.routes.path(f, Direction::Reverse) else { return None };
         // One flow and no traffic sources (`link_received_at_hand_off`): the link is that flow's alone
         // unless its own route passes it twice.
-        let passes = [Direction::Forward, Direction::Reverse]
-            .iter()
-            .map(|&d| self.routes.path(f, d).iter().filter(|&&l| l == second).count())
-            .sum::<usize>();
+        let passes = self.passes(f, second);
         let [first, second, end] = [first as usize, second as usize, end as usize];
         (passes == 1 && self.links[second].hands_off_plainly() && !self.links[end].hands_off())
             .then_some(AcksAhead { first, second, end })
@@ -566,20 +564,26 @@ impl Simulation {
     /// scheduled (one interval before): the sample reads the second link without it, as it does when the
     /// packet waits for the sample here.
     fn data_ahead(&self) -> Option<(usize, usize)> {
-        let last = self.received_at_hand_off?;
-        let f = (0..self.flows.len() as u32).find(|&f| self.routes.path(f, Direction::Forward).last() == Some(&(last as u32)))?;
+        let f = self.receiving_ahead_flow()?;
         let &[first, second, _] = self.routes.path(f, Direction::Forward) else { return None };
-        let count = |link: u32| {
-            [Direction::Forward, Direction::Reverse]
-                .iter()
-                .map(|&d| self.routes.path(f, d).iter().filter(|&&l| l == link).count())
-                .sum::<usize>()
-        };
+        let count = |link: u32| self.passes(f, link);
         let (a, b) = (&self.links[first as usize], &self.links[second as usize]);
         let way = a.rate().tx_time(self.cfg.packet_size).0 as u128 + a.delay().0 as u128;
         let sampled_apart = self.sample_interval == SimDuration::ZERO || self.sample_interval.0 as u128 > way;
         (count(first) == 1 && count(second) == 1 && a.is_plain_unbounded() && !a.hands_off() && b.hands_off_plainly() && sampled_apart)
             .then_some((first as usize, second as usize))
+    }
+
+    /// The flow whose receiver takes packets at the hand-off (`received_at_hand_off`), if any: the one
+    /// whose data route ends at that link.
+    fn receiving_ahead_flow(&self) -> Option<u32> {
+        let last = self.received_at_hand_off? as u32;
+        (0..self.flows.len() as u32).find(|&f| self.routes.path(f, Direction::Forward).last() == Some(&last))
+    }
+
+    /// How many times flow `f`'s two routes pass `link`.
+    fn passes(&self, f: u32, link: u32) -> usize {
+        [Direction::Forward, Direction::Reverse].iter().map(|&d| self.routes.path(f, d).iter().filter(|&&l| l == link).count()).sum()
     }
 
     /// Whether each sample is scheduled (one interval before it is due) before the hand-off of any
@@ -1153,7 +1157,8 @@ impl Simulation {
             cc,
         );
         let pacing_rng = SimRng::new(self.cfg.run.seed, STREAM_FIRST_PACING + (1 << 31) + n);
-        let sender = with_pacing(sender.with_frto(frto_config(&t.flow)), t.flow.pacing.as_ref(), pacing_rng);
+        let sender = sender.with_frto(frto_config(&t.flow)).with_records_prefetched(true);
+        let sender = with_pacing(sender, t.flow.pacing.as_ref(), pacing_rng);
         let mut life = Life::new(Some(size), None, payload);
         life.started_at = Some(now);
         let receiver = Receiver::new(tag, self.cfg.ack_size, t.flow.delayed_ack);

@@ -9,6 +9,7 @@
 //! gives room back it swaps its buffer for one of the new size from the simulation's `LinePool`, and
 //! leaves the old one there, rather than allocating, filling and freeing (`net::line_pool`).
 
+use crate::hint::prefetch;
 use crate::net::line_pool::LinePool;
 use crate::net::packet::Packet;
 use crate::spare::{kept_capacity, spare_room};
@@ -73,6 +74,8 @@ impl Line {
         let mask = self.slots.len() - 1;
         self.slots[(self.head + self.len) & mask] = OnLine { arrival, pkt };
         self.len += 1;
+        // The slot the next push writes (`hint`).
+        prefetch(&self.slots[(self.head + self.len) & mask]);
     }
 
     /// When the last packet pushed reaches the far end.
@@ -91,6 +94,8 @@ impl Line {
         let OnLine { arrival, pkt } = self.slots[self.head];
         self.head = (self.head + 1) & mask;
         self.len -= 1;
+        // The entry the pop after next reads; the next head's is read below (`hint`).
+        prefetch(&self.slots[(self.head + 1) & mask]);
         let next = (self.len > 0).then(|| self.slots[self.head].arrival);
         Some((arrival, pkt, next))
     }

@@ -187,6 +187,15 @@ impl Sender {
         }
     }
 
+    /// Prefetch the scoreboard's records ahead (`Scoreboard::prefetch_records`): for a sender among
+    /// several flows.
+    pub fn with_records_prefetched(mut self, prefetch: bool) -> Self {
+        if prefetch {
+            self.sb.prefetch_records();
+        }
+        self
+    }
+
     /// Detect spurious timeouts with F-RTO (`tcp/frto.rs`); None: conventional timeouts only. Without
     /// SACK (`recovery = "newreno"`) the SACK-enhanced variant is the basic one, as in Linux
     /// (`tcp_is_sackfrto` needs SACK).
