@@ -80,6 +80,18 @@ def assert_store_is_clean(root: Path, runs: int) -> None:
     assert set(by_kind["summary"]) == set(by_kind["timeseries"]) == set(by_kind["queue"])
 
 
+def assert_stored_runs_are_whole(root: Path, runs: int) -> None:
+    """`runs` runs stored, each whole: its summary (written last, cclab.store.StudyStore.write_run) and its series
+    beside it, all readable. A sweep stopped while it wrote a run may leave that run's series without a
+    summary, which does not count as stored and the next sweep writes again."""
+    summaries = list(root.glob("*/*/summary/*.parquet"))
+    assert len(summaries) == runs, (len(summaries), runs)
+    for summary in summaries:
+        pq.read_table(summary)
+        for kind in ("timeseries", "queue"):
+            pq.read_table(summary.parent.parent / kind / summary.name)
+
+
 _REFERENCE: dict[str, Path] = {}
 
 

@@ -1,5 +1,7 @@
 """A sweep killed part way (SIGKILL, or Ctrl-C) keeps every finished run, leaves nothing half-written that
-counts, takes its workers with it, and finishes on the next run with every run present exactly once."""
+counts, takes its workers with it, and finishes on the next run with every run present exactly once.
+
+The steps here take the executor's options, so tests/test_sweep_dask.py stops sweeps on Dask the same way."""
 
 import os
 import re
@@ -20,16 +22,17 @@ from conftest import REPO  # noqa: E402
 from sweep_helpers import FLOWS, RUNS, assert_store_is_clean, run_count, write_small_sweep  # noqa: E402
 
 TIMEOUT_S = 120
+LOCAL_POOL = ("--jobs", "2")
 
 
-def start_sweep(spec: Path, store: Path) -> subprocess.Popen:
+def start_sweep(spec: Path, store: Path, executor: tuple[str, ...] = LOCAL_POOL) -> subprocess.Popen:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "python"), env.get("PYTHONPATH")]))
     # Its own session, like a sweep started from a shell: the test can then see (and clean up) its workers.
     # With Ctrl-C's default action, as in a terminal: a test run started in the background by a
     # non-interactive shell (`scripts/test.sh &`) has SIGINT ignored, which the sweep would inherit, and then
     # it finished all its runs whatever the test sent (seen 3 times in a row, 2026-11-24).
-    return subprocess.Popen([sys.executable, "-m", "cclab", "sweep", str(spec), "--store", str(store), "--jobs", "2"],
+    return subprocess.Popen([sys.executable, "-m", "cclab", "sweep", str(spec), "--store", str(store), *executor],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
@@ -56,19 +59,19 @@ def session_is_gone(session: int, timeout_s: float = 20) -> bool:
     return False
 
 
-def finish(spec: Path, store: Path) -> subprocess.CompletedProcess:
-    process = start_sweep(spec, store)
+def finish(spec: Path, store: Path, executor: tuple[str, ...] = LOCAL_POOL) -> subprocess.CompletedProcess:
+    process = start_sweep(spec, store, executor)
     out, err = process.communicate(timeout=TIMEOUT_S)
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
-def stop_half_way(tmp_path: Path, stop, after: int):
+def stop_half_way(tmp_path: Path, stop, after: int, executor: tuple[str, ...] = LOCAL_POOL):
     """Start the small sweep, `stop(pid)` once `after` runs are stored, and wait for it to end: (spec, store,
     process, stderr, runs stored). Longer runs than elsewhere, so that the sweep is surely stopped half
     way: with 20 s runs a CI run (2026-11-21) saw all 24 finish before a Ctrl-C took effect."""
     spec = write_small_sweep(tmp_path / "spec", duration="60s")
     store = tmp_path / "store"
-    process = start_sweep(spec, store)
+    process = start_sweep(spec, store, executor)
     wait_for_stored(store, after, process)
     stop(process.pid)
     _, err = process.communicate(timeout=TIMEOUT_S)
@@ -89,8 +92,12 @@ def test_a_killed_sweep_finishes_on_the_next_run(tmp_path, how):
         assert "Traceback" not in err and "leaked" not in err, err
         assert "stopped;" in err and "Run the same command again" in err
     assert session_is_gone(process.pid), "worker processes outlived the sweep"
+    finishes_the_rest(spec, store, stopped_with)
 
-    again = finish(spec, store)
+
+def finishes_the_rest(spec: Path, store: Path, stopped_with: int, executor: tuple[str, ...] = LOCAL_POOL) -> None:
+    """The same command again computes only the runs not stored, and the store then holds every run once."""
+    again = finish(spec, store, executor)
     assert again.returncode == 0, again.stderr
     match = re.search(r"(\d+) runs computed, 0 failed, (\d+) were already stored", again.stderr)
     assert match, again.stderr

@@ -12,14 +12,20 @@ import threading
 from distributed.diagnostics.plugin import WorkerPlugin
 
 
-class IgnoreInterrupt(WorkerPlugin):
-    """Ctrl-C in a terminal signals the whole foreground process group, the local cluster's worker
-    processes included. The `cclab sweep` process alone handles it (it closes the cluster); without
-    this, every worker would also print a KeyboardInterrupt traceback on its way out."""
+class IgnoreStopSignals(WorkerPlugin):
+    """Ctrl-C in a terminal signals the whole foreground process group, and a service manager's stop sends
+    SIGTERM to the whole group too, the local cluster's worker processes included. The `cclab sweep` process
+    alone handles them: it cancels the runs and closes the cluster, whose nannies stop their workers with a
+    message and then SIGKILL, never SIGINT or SIGTERM. Without this, every worker printed a KeyboardInterrupt
+    traceback on its way out, and one killed by SIGTERM died under a finished run that the scheduler was
+    handing over ("Couldn't gather keys" logged as an error) and was started again by its nanny, while the
+    cluster closed. A worker still goes when the sweep is killed outright: distributed ends a worker process
+    whose parent has gone (distributed.process.AsyncProcess)."""
 
-    name = "cclab-ignore-interrupt"
+    name = "cclab-ignore-stop-signals"
 
     def setup(self, worker) -> None:
         # The worker's event loop runs in the main thread of its process, where signals are set.
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)

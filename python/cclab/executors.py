@@ -30,7 +30,9 @@ import signal
 import threading
 import time
 import traceback
+from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 from .errors import CclabError
@@ -207,6 +209,51 @@ class LocalPool:
 
 # --- Dask distributed --------------------------------------------------------------------------------
 
+_HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM while distributed works, and raise them as soon as it is done.
+
+    distributed's blocking calls (`distributed.utils.sync`) do not survive the KeyboardInterrupt (or
+    cclab.cli.Terminated) that the command's handlers raise: one that lands in the LocalCluster's start-up
+    leaves a half-started cluster that nobody holds, which distributed's exit hook then fails to close, with
+    tracebacks (AssertionError: Status.init, "Nanny failed to start"); one that lands before sync's coroutine
+    has begun makes its cancel callback fail with a NameError traceback (distributed 2026.8). Held, the
+    signal is raised here on the way out, in cclab's code, with the executor in a state that close() can
+    stop. That is at most one wait (cclab.sweeper.WAIT_S) later, or once the cluster has started.
+
+    Only handlers that are Python functions are held: a signal ignored or left to its default action stays
+    so. A second signal of the same kind meanwhile gets the default action at once, as everywhere in the
+    command (cclab.cli.stop_on_second_interrupt)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers belong to the main thread; a sweep driven from another one has none of cclab's
+        return
+    held: list[tuple[int, Any]] = []
+    replaced = {}
+
+    def hold(signum, frame) -> None:
+        if not held:
+            held.append((signum, frame))
+        signal.signal(signum, signal.SIG_DFL)
+
+    for signum in _HELD_SIGNALS:
+        handler = signal.getsignal(signum)
+        if callable(handler):
+            replaced[signum] = signal.signal(signum, hold)
+    try:
+        yield
+    finally:
+        for signum, handler in replaced.items():
+            signal.signal(signum, handler)
+        if held:
+            # The handler it was meant for: cclab's raises KeyboardInterrupt or Terminated; one held again
+            # by an outer _interrupts_held records it there, to be raised when that one ends.
+            signum, frame = held[0]
+            replaced[signum](signum, frame)
+
+
 def _check_reachable(address: str) -> None:
     """Fail at once when nothing listens at a tcp:// address, rather than after the client's timeout
     (it retries a refused connection for as long as it may, in case the scheduler is still starting)."""
@@ -271,21 +318,27 @@ class DaskExecutor:
     def _ensure(self):
         if self._client is not None:
             return self._client
+        with _interrupts_held():
+            return self._start()
+
+    def _start(self):
         try:
             from distributed import Client, LocalCluster
         except ImportError as exc:  # found, but broken (a dependency of it missing)
             raise ExecutorError(f"{MISSING_DASK} ({exc})") from None
         try:
             if self._local_workers is not None:
+                from ._dask_plugins import IgnoreStopSignals
+
                 # One thread per worker: the engine runs a simulation on one core and releases the GIL,
                 # so a process per core is the whole machine.
                 # Workers' warnings (a run cancelled by Ctrl-C, say) would only clutter the terminal.
+                # The plugin is given to each worker as it starts (Worker's `plugins`), not registered once
+                # the cluster is up, so that no worker that has joined is without it.
                 self._cluster = LocalCluster(n_workers=self._local_workers, threads_per_worker=1, processes=True,
-                                             dashboard_address=None, silence_logs=logging.ERROR)
+                                             dashboard_address=None, silence_logs=logging.ERROR,
+                                             plugins=(IgnoreStopSignals(),))
                 self._client = Client(self._cluster)
-                from ._dask_plugins import IgnoreInterrupt
-
-                self._client.register_plugin(IgnoreInterrupt())
             elif self.address.startswith("file:"):
                 self._client = Client(scheduler_file=self.address[len("file:"):], timeout="20s")
             else:
@@ -301,7 +354,8 @@ class DaskExecutor:
         if self._client is None:
             return self._local_workers or 1
         try:
-            return max(1, sum(self._client.nthreads().values()))
+            with _interrupts_held():
+                return max(1, sum(self._client.nthreads().values()))
         except OSError:  # the connection to the scheduler is down (it reconnects): a small window meanwhile
             return 1
 
@@ -309,15 +363,18 @@ class DaskExecutor:
         client = self._ensure()
         # The key names the run, so the scheduler's dashboard and logs say which run is which; pure=False
         # because the key already identifies the work.
-        future = client.submit(execute_run, task, key=f"cclab-{task['study']}-{task['run_key']}", pure=False)
-        self._outstanding.add(future)
+        with _interrupts_held():
+            future = client.submit(execute_run, task, key=f"cclab-{task['study']}-{task['run_key']}", pure=False)
+            self._outstanding.add(future)  # before an interrupt is raised, so that close() cancels it
         return future
 
     def wait(self, handles: list, timeout: float) -> list:
         from distributed import wait
 
         try:
-            done, _ = wait(handles, timeout=timeout, return_when="FIRST_COMPLETED")
+            # Where a sweep spends its time, so where Ctrl-C nearly always lands: held for at most `timeout`.
+            with _interrupts_held():
+                done, _ = wait(handles, timeout=timeout, return_when="FIRST_COMPLETED")
         except TimeoutError:
             return []
         return list(done)
@@ -327,7 +384,8 @@ class DaskExecutor:
 
         self._outstanding.discard(future)
         try:
-            return future.result()
+            with _interrupts_held():
+                return future.result()
         except KilledWorker as exc:
             return {"status": "failed", "error_type": "KilledWorker",
                     "error": f"Dask workers kept dying while running it ({exc})"}
@@ -339,6 +397,11 @@ class DaskExecutor:
             future.release()
 
     def close(self, cancel: bool = False) -> None:
+        # Held too: a sweep that finishes as SIGTERM arrives closes its cluster whole, then stops.
+        with _interrupts_held():
+            self._close(cancel)
+
+    def _close(self, cancel: bool) -> None:
         client, cluster = self._client, self._cluster
         self._client = self._cluster = None
         outstanding, self._outstanding = list(self._outstanding), set()
