@@ -337,7 +337,8 @@ impl Simulation {
         let mut groups: Vec<GroupStats> = Vec::new();
         let mut flow_routes = Routes::with_successors(links.len(), &topology.routes);
         let mut routes = topology.routes.into_iter();
-        // Senders among several flows prefetch their records (`Scoreboard::prefetch_records`).
+        // Senders among several flows prefetch their records (`Scoreboard::prefetch_records`), and their
+        // lines the slot of their next push (`LinePool::hinting_pushes`).
         let several_flows = cfg.flows.len() > 1 || !cfg.traffic.is_empty();
         for (i, f) in cfg.flows.iter().enumerate() {
             let mut cc = registry::build(&format!("flows.{i}.cc"), &f.cc, f.initial_cwnd)?;
@@ -449,7 +450,7 @@ impl Simulation {
             measure_from,
             events,
             links,
-            lines: LinePool::default(),
+            lines: LinePool::hinting_pushes(several_flows),
             plans: topology.links,
             reported,
             bottleneck: topology.bottleneck,
@@ -566,11 +567,10 @@ impl Simulation {
     fn data_ahead(&self) -> Option<(usize, usize)> {
         let f = self.receiving_ahead_flow()?;
         let &[first, second, _] = self.routes.path(f, Direction::Forward) else { return None };
-        let count = |link: u32| self.passes(f, link);
         let (a, b) = (&self.links[first as usize], &self.links[second as usize]);
         let way = a.rate().tx_time(self.cfg.packet_size).0 as u128 + a.delay().0 as u128;
         let sampled_apart = self.sample_interval == SimDuration::ZERO || self.sample_interval.0 as u128 > way;
-        (count(first) == 1 && count(second) == 1 && a.is_plain_unbounded() && !a.hands_off() && b.hands_off_plainly() && sampled_apart)
+        (self.passes(f, first) == 1 && self.passes(f, second) == 1 && a.is_plain_unbounded() && !a.hands_off() && b.hands_off_plainly() && sampled_apart)
             .then_some((first as usize, second as usize))
     }
 

@@ -74,8 +74,10 @@ impl Line {
         let mask = self.slots.len() - 1;
         self.slots[(self.head + self.len) & mask] = OnLine { arrival, pkt };
         self.len += 1;
-        // The slot the next push writes (`hint`).
-        prefetch(&self.slots[(self.head + self.len) & mask]);
+        // The slot the next push writes (`hint`), where many lines share the cache (`LinePool::hints_pushes`).
+        if lines.hints_pushes() {
+            prefetch(&self.slots[(self.head + self.len) & mask]);
+        }
     }
 
     /// When the last packet pushed reaches the far end.
@@ -230,19 +232,26 @@ mod tests {
     #[test]
     fn packets_leave_in_the_order_they_entered_across_wraps_and_growth() {
         // Push 5 (the ring grows from 4 to 8 slots at the 5th), pop 3, push 10 more: the ring wraps (head
-        // at slot 3 of 8) and grows to 16 when a 9th is on the wire, 12 in the end. Then everything leaves in order 0..15, each with the next head's
-        // time (segment number + 100) but the last.
+        // at slot 3 of 8) and grows to 16 when a 9th is on the wire, 12 in the end. Then everything leaves
+        // in order 0..15, each with the next head's time (segment number + 100) but the last; the same
+        // whether pushes hint the next slot (several flows) or not.
+        for hint in [false, true] {
+            let mut lines = LinePool::hinting_pushes(hint);
+            leave_in_order(&mut lines);
+        }
+    }
+
+    fn leave_in_order(lines: &mut LinePool) {
         let mut line = Line::default();
-        let mut lines = LinePool::default();
         let mut out = vec![];
         for seq in 0..5 {
-            line.push(SimTime(seq + 100), data_packet(seq, 1500), &mut lines);
+            line.push(SimTime(seq + 100), data_packet(seq, 1500), lines);
         }
         for _ in 0..3 {
             out.push(line.pop().unwrap());
         }
         for seq in 5..15 {
-            line.push(SimTime(seq + 100), data_packet(seq, 1500), &mut lines);
+            line.push(SimTime(seq + 100), data_packet(seq, 1500), lines);
         }
         assert_eq!(line.len(), 12);
         while let Some(entry) = line.pop() {
