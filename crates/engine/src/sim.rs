@@ -316,6 +316,11 @@ pub struct Simulation {
     step_end: SimTime,
     /// The time of the next `Sample` event, if any.
     next_sample: Option<SimTime>,
+    /// Receipts say where each arrival falls against a sample due with it (`link_received_at_hand_off`).
+    marks_arrivals: bool,
+    /// The last packet the receiver took at the hand-off, when arrivals are marked: its arrival, and
+    /// whether that fires before a sample due then (`arrival_before_sample`).
+    last_received: Option<(SimTime, bool)>,
 }
 
 impl Simulation {
@@ -479,8 +484,13 @@ impl Simulation {
             read_horizon: SimTime::ZERO,
             step_end: SimTime::ZERO,
             next_sample: (sample_interval > SimDuration::ZERO).then_some(SimTime::ZERO),
+            marks_arrivals: false,
+            last_received: None,
         };
-        sim.received_at_hand_off = sim.link_received_at_hand_off();
+        (sim.received_at_hand_off, sim.marks_arrivals) = match sim.link_received_at_hand_off() {
+            Some((link, marks)) => (Some(link), marks),
+            None => (None, false),
+        };
         sim.acks_ahead = sim.acks_ahead();
         sim.data_ahead = sim.data_ahead();
         if measure_from == SimTime::ZERO {
@@ -494,8 +504,10 @@ impl Simulation {
     /// hand-off), used by that flow alone, and fed by a hand-off link; and if the first link of the
     /// flow's ACK route is plain, unbounded and the flow's alone as well (its ACKs enter it at their
     /// future time, in order). Not for a flow with delayed ACKs (its receiver timer would have to fire
-    /// between the hand-off and the arrival), nor with samples that can be scheduled between a hand-off
-    /// and the arrivals it brings forward (`samples_precede_hand_offs`).
+    /// between the hand-off and the arrival), nor with samples that would read differently: they must
+    /// be scheduled before any hand-off whose arrivals fall on their time (`samples_precede_hand_offs`),
+    /// or else miss the ACKs, while each packet's receipt says where its arrival falls against a sample
+    /// due with it (`samples_follow_acks`).
     ///
     /// Only in a run of one flow and no traffic sources: an ACK that enters the link back ahead of time
     /// has its events numbered earlier, which decides the order of two events due at the same
@@ -503,11 +515,13 @@ impl Simulation {
     /// Table I cell identical, run 22c); between flows it does (a starved NewReno's goodput moved 6 %
     /// in a golden run), so runs of several flows keep the packet-by-packet order until such a change
     /// is reviewed for every study (docs/benchmarks.md, run 24).
-    fn link_received_at_hand_off(&self) -> Option<usize> {
+    ///
+    /// With it, whether each packet's receipt must say where its arrival falls against a sample due
+    /// with it (`samples_follow_acks` admits the flow, `samples_precede_hand_offs` does not).
+    fn link_received_at_hand_off(&self) -> Option<(usize, bool)> {
         if !self.sources.is_empty() || self.flows.len() != 1 {
             return None;
         }
-        let mut eligible = vec![false; self.links.len()];
         let mut users = vec![0u32; self.links.len()];
         for f in 0..self.flows.len() as u32 {
             for dir in [Direction::Forward, Direction::Reverse] {
@@ -517,20 +531,23 @@ impl Simulation {
             }
         }
         let own_plain_link = |l: u32| users[l as usize] == 1 && self.links[l as usize].is_plain_unbounded();
-        for (f, flow_cfg) in self.cfg.flows.iter().enumerate() {
-            let data = self.routes.path(f as u32, Direction::Forward);
-            let [.., before, last] = *data else { continue };
-            let Some(&ack_first) = self.routes.path(f as u32, Direction::Reverse).first() else { continue };
-            eligible[last as usize] = !flow_cfg.delayed_ack
-                && self.links[before as usize].hands_off()
-                && own_plain_link(last)
-                && own_plain_link(ack_first)
-                // The queue series samples the bottleneck's bytes, which ACKs entering ahead of time
-                // would count early; `topology.bottleneck` may name the link back.
-                && ack_first as usize != self.bottleneck
-                && self.samples_precede_hand_offs(before, last, ack_first, users[before as usize] == 1);
+        let flow_cfg = &self.cfg.flows[0];
+        let [.., before, last] = *self.routes.path(0, Direction::Forward) else { return None };
+        let &ack_first = self.routes.path(0, Direction::Reverse).first()?;
+        let eligible = !flow_cfg.delayed_ack
+            && self.links[before as usize].hands_off()
+            && own_plain_link(last)
+            && own_plain_link(ack_first)
+            // The queue series samples the bottleneck's bytes, which ACKs entering ahead of time
+            // would count early; `topology.bottleneck` may name the link back.
+            && ack_first as usize != self.bottleneck;
+        if !eligible {
+            None
+        } else if self.samples_precede_hand_offs(before, last, ack_first, users[before as usize] == 1) {
+            Some((last as usize, false))
+        } else {
+            self.samples_follow_acks(0, before, last, ack_first).then_some((last as usize, true))
         }
-        eligible.iter().position(|&e| e)
     }
 
     /// The ACK route of the flow whose receiver takes packets at the hand-off, if it is three links whose
@@ -541,7 +558,11 @@ impl Simulation {
     /// the ACKs that reached it before, which all came this way, in order, or by the first link's line
     /// and its events (then later ACKs follow them there).
     fn acks_ahead(&self) -> Option<AcksAhead> {
-        let f = self.receiving_ahead_flow()?;
+        self.ack_route_ahead(self.receiving_ahead_flow()?)
+    }
+
+    /// `acks_ahead` for flow `f`, were its receiver to take packets at the hand-off.
+    fn ack_route_ahead(&self, f: u32) -> Option<AcksAhead> {
         let &[first, second, end] = self.routes.path(f, Direction::Reverse) else { return None };
         // One flow and no traffic sources (`link_received_at_hand_off`): the link is that flow's alone
         // unless its own route passes it twice.
@@ -623,11 +644,74 @@ impl Simulation {
         ns(self.sample_interval) > queue + links
     }
 
+    /// Whether samples, however close, read the same on both paths when each packet's receipt says where
+    /// its arrival falls against a sample due with it (`arrival_before_sample`), as the ACKs' readings
+    /// need no such mark. That is so when:
+    /// - the link `before` is a plain FIFO that hands off, so that it takes a packet as the packet
+    ///   arrives there, the moment `arrival_before_sample` compares;
+    /// - neither link after it queues (as `samples_precede_hand_offs` requires): data leave `before` at
+    ///   least one transmission apart, each sends one ACK, and so an ACK reaches the next link back its
+    ///   transmission and the first link's delay after its packet reached the receiver;
+    /// - samples are further apart than that: an ACK that reaches the next link at a sample's time left
+    ///   the receiver after that sample was scheduled, so packet by packet its event there is numbered
+    ///   after the sample's and fires after it, as here, where it waits for the sample (`waiting_acks`);
+    /// - the flow's ACKs go ahead (`ack_route_ahead`): otherwise an ACK goes on the first link's line
+    ///   when its packet is taken, long before its arrival, with its event numbered then, ahead of a
+    ///   sample that packet by packet it follows.
+    ///
+    /// Then samples may come between a packet's hand-off and its arrival, as they do on a bottleneck
+    /// whose delay is longer than the sample interval (the front's default is 100 ms; docs/benchmarks.md,
+    /// run 28).
+    fn samples_follow_acks(&self, f: u32, before: u32, last: u32, ack_first: u32) -> bool {
+        let (b, l, k) = (&self.links[before as usize], &self.links[last as usize], &self.links[ack_first as usize]);
+        if b.fifo_limit_packets().is_none() || !b.hands_off_plainly() || self.ack_route_ahead(f).is_none() {
+            return false;
+        }
+        let (data, ack) = (self.cfg.packet_size, self.cfg.ack_size);
+        let spacing = b.rate().tx_time(data);
+        if l.rate().tx_time(data) > spacing || k.rate().tx_time(ack) > spacing {
+            return false;
+        }
+        self.sample_interval.0 as u128 > k.rate().tx_time(ack).0 as u128 + k.delay().0 as u128
+    }
+
+    /// Whether, packet by packet, a data packet that reaches the receiver at `at` arrives before a sample
+    /// due at `at` fires (asked of every packet taken at the hand-off; it matters when `at` is a sample's
+    /// time). The link `before` took the packet at `entered` (`samples_follow_acks`).
+    ///
+    /// That sample was scheduled when the one before it fired, at `s = at - interval`. Packet by packet
+    /// the arrival's event is numbered when the packet is taken, if the receiver's link is empty then,
+    /// else when the packet before it arrives: at the later of the two. It fires before the sample if
+    /// both came before the sample at `s`:
+    /// - the taking, if `entered < s`, or at `s` by an event that fires before that sample (one firing
+    ///   now, with the sample still to come: a packet taken ahead of its arrival at `before` waits for
+    ///   a sample due then, as packet by packet its arrival follows it, `data_ahead`);
+    /// - the packet before's arrival, if before `s`, or at `s` and before that sample (its own mark).
+    fn arrival_before_sample(&self, entered: SimTime, at: SimTime) -> bool {
+        let interval = self.sample_interval.0;
+        if interval == 0 || at.0 < interval {
+            return false;
+        }
+        let s = SimTime(at.0 - interval);
+        let taken_first = entered < s || (entered == s && entered == self.now && self.next_sample == Some(s));
+        let before_first = self.last_received.map_or(true, |(p, first)| p < s || (p == s && first));
+        taken_first && before_first
+    }
+
+    /// `arrival_before_sample`, kept for the next packet's.
+    #[inline(never)]
+    fn mark_arrival(&mut self, entered: SimTime, at: SimTime) -> bool {
+        let before_sample = self.arrival_before_sample(entered, at);
+        self.last_received = Some((at, before_sample));
+        before_sample
+    }
+
     /// Every data packet reaches its receiver through its last link's events, as before run 24: for
     /// tests that compare the two ways. Call before running.
     #[doc(hidden)]
     pub fn without_receiving_ahead(&mut self) {
         self.received_at_hand_off = None;
+        self.marks_arrivals = false;
         self.acks_ahead = None;
         self.data_ahead = None;
     }
@@ -831,7 +915,7 @@ impl Simulation {
     #[inline(always)]
     fn hand_off_plainly_at(&mut self, link: usize, at: SimTime, pkt: Packet) {
         if let Some((arrival, pkt)) = self.links[link].hand_off_plainly(at, pkt) {
-            let next_link = self.enqueue_at_next_hop(link, arrival, pkt);
+            let next_link = self.enqueue_at_next_hop(link, arrival, at, pkt);
             self.pass_on_handed_off(next_link);
         }
     }
@@ -868,15 +952,16 @@ impl Simulation {
         }
     }
 
-    /// `pkt`, just transmitted by hand-off link `from`, enters its next hop, which it reaches at `arrival`;
-    /// returns that link, whose own hand-offs the caller passes on (at once, or after its other packets).
+    /// `pkt`, just transmitted by hand-off link `from`, which took it at `entered`, enters its next hop,
+    /// which it reaches at `arrival`; returns that link, whose own hand-offs the caller passes on (at
+    /// once, or after its other packets).
     #[inline(always)]
-    fn enqueue_at_next_hop(&mut self, from: usize, arrival: SimTime, mut pkt: Packet) -> usize {
+    fn enqueue_at_next_hop(&mut self, from: usize, arrival: SimTime, entered: SimTime, mut pkt: Packet) -> usize {
         let next_link = self.routes.next_after(from, &pkt);
         let next_link = next_link.expect("a hand-off link is never the last hop") as usize;
         pkt.hop += 1;
         if self.received_at_hand_off == Some(next_link) {
-            self.receive_at_hand_off(next_link, arrival, pkt);
+            self.receive_at_hand_off(next_link, arrival, entered, pkt);
             return next_link;
         }
         self.links[next_link].enqueue(arrival, pkt, &mut self.events, &mut self.lines);
@@ -891,12 +976,13 @@ impl Simulation {
     /// What changes is only when the ACK's events are numbered, which orders two events due at the same
     /// nanosecond (`links_received_at_hand_off` says why this is for one-flow runs).
     #[inline(never)]
-    fn receive_at_hand_off(&mut self, link: usize, arrival: SimTime, pkt: Packet) {
+    fn receive_at_hand_off(&mut self, link: usize, arrival: SimTime, entered: SimTime, pkt: Packet) {
         let at = self.links[link].traverse_plainly(arrival, pkt.size);
+        let before_sample = self.marks_arrivals && self.mark_arrival(entered, at);
         let f = pkt.flow & SLOT_MASK;
         let flow = &mut self.flows[f as usize];
         if at >= self.read_horizon {
-            flow.early.record(self.now, at, flow.receiver.delivered(), flow.receiver.received());
+            flow.early.record(self.now, at, before_sample, flow.receiver.delivered(), flow.receiver.received());
         }
         debug_assert!(self.out.is_empty());
         flow.receiver.on_data(at, &pkt, &mut self.out);
@@ -941,7 +1027,7 @@ impl Simulation {
         // one. It goes on without the scratch vector's swap and drain, in the order the loop below
         // would give it.
         if let Some((arrival, pkt)) = self.links[link].take_single_handed_off() {
-            let next_link = self.enqueue_at_next_hop(link, arrival, pkt);
+            let next_link = self.enqueue_at_next_hop(link, arrival, self.now, pkt);
             self.pass_on_handed_off(next_link);
             return;
         }
@@ -952,7 +1038,7 @@ impl Simulation {
         let mut handed = std::mem::take(&mut self.handed);
         let mut onward: Option<usize> = None;
         for (arrival, pkt) in handed.drain(..) {
-            let next_link = self.enqueue_at_next_hop(link, arrival, pkt);
+            let next_link = self.enqueue_at_next_hop(link, arrival, self.now, pkt);
             if self.links[next_link].hands_off() {
                 // Drained before the next follower takes packets, so each link's hand-offs stay in order.
                 if onward.is_some_and(|o| o != next_link) {
@@ -1231,7 +1317,7 @@ impl Simulation {
             s.rtt_s.push(secs(flow.sender.rtt().latest()));
             s.rto_s.push(flow.sender.current_rto().as_secs_f64());
             s.in_flight.push(flow.sender.in_flight());
-            s.delivered.push(flow.receiver_counts(self.now, Reading::BeforeArrivals).0);
+            s.delivered.push(flow.receiver_counts(self.now, Reading::Sample).0);
             self.cc_scratch.clear();
             cc.state(&mut self.cc_scratch);
             for (name, value) in &self.cc_scratch {

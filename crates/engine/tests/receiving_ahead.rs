@@ -49,8 +49,8 @@ fn a_lone_flow_reads_the_same_at_every_step_with_one_event_less_per_packet() {
             let (ahead, by_packet) = compare_in_steps(&config(cc, json!({}), sample_ms), step_ms);
             let saved = by_packet - ahead;
             if sample_ms == 1 {
-                // Samples closer than a hand-off to its arrivals (0.6 ms at the bottleneck and 24 ms of
-                // links) keep the packet-by-packet path (`samples_precede_hand_offs`).
+                // Samples closer than an ACK takes over the receiver's 7-ms link back keep the
+                // packet-by-packet path (`samples_follow_acks`).
                 assert_eq!(saved, 0, "{cc}: samples every {sample_ms} ms");
                 continue;
             }
@@ -133,6 +133,29 @@ fn samples_further_apart_than_a_hand_off_from_its_arrivals_keep_the_path_and_rea
 }
 
 #[test]
+fn samples_closer_than_the_way_from_the_bottleneck_keep_the_path_and_read_the_same_at_ties() {
+    // A packet reaches the receiver at least 1 + 10 + 0.1 ms + dst after the bottleneck took it, longer
+    // than these sample intervals: samples fall between hand-offs and arrivals, and each receipt says
+    // whether its arrival fires before a sample due with it (`arrival_before_sample`). The first packet
+    // arrives at src + dst + 11.2 ms and those of a burst 1 ms apart: at 15 ms (a sample time; its
+    // arrival was numbered at the 3.1-ms hand-off, before the sample: read as delivered), then at 16 ms
+    // with 2-ms samples (numbered when the packet before it arrived, at 15 ms, after the 16-ms sample was
+    // scheduled at 14 ms: read as not yet delivered). With dst = 0.898 ms the first ACK reaches the
+    // reverse bottleneck exactly at 16 ms; with src = 2.9 ms and 250-us samples the bottleneck's own
+    // path stays packet by packet (samples closer than the sender's access link, `data_ahead`).
+    for (src_ns, dst_ns, sample_ns) in [
+        (3 * MS, 800_000, MS),
+        (3 * MS, 800_000, 2 * MS),
+        (2 * MS, 898_000, MS),
+        (3 * MS, 898_000, 1_500_000),
+        (2_900_000, 0, 250_000),
+    ] {
+        let (ahead, by_packet) = compare_in_steps(&tie_config(src_ns, dst_ns, sample_ns, 600), 20);
+        assert!(ahead < by_packet, "{ahead} events against {by_packet}: the path is not taken ({src_ns}, {dst_ns}, {sample_ns})");
+    }
+}
+
+#[test]
 fn packets_and_acks_reach_both_bottlenecks_ahead_of_time_and_three_events_in_four_are_saved() {
     // Packet by packet a data packet takes four line passes with an event each (the sender's access
     // link, the receiver's, and the two links back before the sender's); ahead, one: its ACK's arrival
@@ -210,6 +233,47 @@ fn acks_spaced_as_their_way_back_read_the_same() {
                 for step in [1_000, 13] {
                     compare_in_steps(&text, step);
                 }
+            }
+        }
+    }
+}
+
+/// Samples closer than a packet's way from the bottleneck to the receiver, on a grid of 4 us (every
+/// transmission and delay a multiple of it), so that packets reach the receiver at sample times often:
+/// hand-offs exactly one interval before their arrival (no bottleneck delay, 1.1-ms samples), packets
+/// whose predecessor arrived one interval before (1-ms samples, 1-ms transmissions), after it (2 ms),
+/// or long before (8 us); the bottleneck taking packets ahead and by its own events (a 2-ms access link,
+/// `data_ahead`); ACKs reaching the reverse bottleneck at sample times (dst = 0 or 1 ms), queueing there
+/// (a reverse rate of 240 kbit/s, 2 ms per ACK), or keeping their lines (a lossy reverse bottleneck,
+/// which does not hand off plainly: `samples_follow_acks` then refuses the path).
+#[test]
+fn samples_on_the_grid_of_every_arrival_read_the_same() {
+    // The first packet reaches the bottleneck at src + 0.1 ms and the receiver 1.1 ms + delay + dst
+    // later, the next ones 1 ms apart: (0, 800, 0) puts them on whole milliseconds, each one interval of
+    // 1 ms after the one before; (0, 1000, 0) the first hand-off one interval of 1.1 ms before its arrival.
+    let links = [(0u64, 0u64, 0u64), (0, 800, 0), (0, 1_000, 0), (0, 2_000, 0), (1, 0, 8), (10, 500, 0), (0, 1_000, 1_000)];
+    let reverse = [json!({}), json!({"reverse_rate_bps": 240_000u64}), json!({"reverse_models": {"loss": {"bernoulli": 0.02}}})];
+    for (k, (delay_ms, src_us, dst_us)) in links.into_iter().enumerate() {
+        // On the 1-ms link back an ACK takes 1.004 ms: 4-us samples meet every ACK there, and the path
+        // stays packet by packet (its ACKs are not marked, `samples_follow_acks`).
+        let samples: &[u64] = if dst_us == 1_000 { &[4, 1_000, 2_000] } else { &[8, 1_000, 1_100, 1_200, 2_000] };
+        for &sample_us in samples {
+            let cc = ["newreno", "cubic"][k % 2];
+            for back in &reverse {
+                let mut bottleneck = json!({"rate_bps": 12_000_000u64, "delay_ns": delay_ms * MS,
+                                            "queue": {"discipline": "droptail", "limit_packets": 8}});
+                bottleneck.as_object_mut().unwrap().extend(back.as_object().unwrap().clone());
+                let text = json!({
+                    "packet_size": 1500,
+                    "ack_size": 60,
+                    "bottleneck": bottleneck,
+                    "flows": [{"cc": {"name": cc}, "src_access_delay_ns": src_us * 1000,
+                               "dst_access_delay_ns": dst_us * 1000, "access_rate_bps": 120_000_000u64}],
+                    "run": {"duration_ns": 200 * MS, "measure_from_ns": 50 * MS, "seed": 3,
+                            "sample_interval_ns": sample_us * 1000},
+                })
+                .to_string();
+                ahead::compare(&text, &[7 * MS, 100 * MS]);
             }
         }
     }
