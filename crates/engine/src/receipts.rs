@@ -117,9 +117,10 @@ impl EarlyReceipts {
 
     /// How many receipts from the oldest on satisfy `arrived`, which holds for the older of any two when
     /// it holds for the newer (receipts are in arrival order, and of two due at one nanosecond the newer
-    /// arrives after a sample due then, `Simulation::arrival_before_sample`): a binary search. The log is forgotten only as packets are taken, so a sender sending in trains leaves a
-    /// reading up to a round trip of arrived receipts to pass over (a linear scan was 5 % of a 10-Gbit/s
-    /// x 300-ms run, docs/benchmarks.md run 28).
+    /// arrives after a sample due then, `Simulation::arrival_before_sample`): a binary search. The log is
+    /// forgotten only as packets are taken, so a sender sending in trains leaves a reading up to a round
+    /// trip of arrived receipts to pass over (a linear scan was 5 % of a 10-Gbit/s x 300-ms run,
+    /// docs/benchmarks.md run 28).
     fn arrived_count(&self, arrived: impl Fn(&Receipt) -> bool) -> usize {
         let (mut lo, mut hi) = (0, self.len);
         while lo < hi {

@@ -628,13 +628,9 @@ impl Simulation {
         if self.sample_interval == SimDuration::ZERO {
             return true;
         }
+        let Some((limit, spacing)) = self.nothing_queues_after(before, last, ack_first) else { return false };
         let (b, l, k) = (&self.links[before as usize], &self.links[last as usize], &self.links[ack_first as usize]);
-        let Some(limit) = b.fifo_limit_packets().filter(|_| b.hands_off_plainly()) else { return false };
         let (data, ack) = (self.cfg.packet_size, self.cfg.ack_size);
-        let spacing = b.rate().tx_time(data);
-        if l.rate().tx_time(data) > spacing || k.rate().tx_time(ack) > spacing {
-            return false;
-        }
         let ns = |d: SimDuration| d.0 as u128;
         let queue = match before_data_only && !b.has_packet_errors() {
             true => 0,
@@ -649,8 +645,7 @@ impl Simulation {
     /// need no such mark. That is so when:
     /// - the link `before` is a plain FIFO that hands off, so that it takes a packet as the packet
     ///   arrives there, the moment `arrival_before_sample` compares;
-    /// - neither link after it queues (as `samples_precede_hand_offs` requires): data leave `before` at
-    ///   least one transmission apart, each sends one ACK, and so an ACK reaches the next link back its
+    /// - neither link after it queues (`nothing_queues_after`), so an ACK reaches the next link back its
     ///   transmission and the first link's delay after its packet reached the receiver;
     /// - samples are further apart than that: an ACK that reaches the next link at a sample's time left
     ///   the receiver after that sample was scheduled, so packet by packet its event there is numbered
@@ -663,21 +658,27 @@ impl Simulation {
     /// whose delay is longer than the sample interval (the front's default is 100 ms; docs/benchmarks.md,
     /// run 28).
     fn samples_follow_acks(&self, f: u32, before: u32, last: u32, ack_first: u32) -> bool {
+        if self.nothing_queues_after(before, last, ack_first).is_none() || self.ack_route_ahead(f).is_none() {
+            return false;
+        }
+        let k = &self.links[ack_first as usize];
+        self.sample_interval.0 as u128 > k.rate().tx_time(self.cfg.ack_size).0 as u128 + k.delay().0 as u128
+    }
+
+    /// The limit and data spacing of `before`, if it is a plain FIFO that hands off (it takes each packet
+    /// as the packet arrives) and neither the receiver's link `last` nor the first link back `ack_first`
+    /// queues: data leave `before` at least one transmission apart and each sends one ACK, so both links
+    /// must pass a packet, and an ACK, within that time.
+    fn nothing_queues_after(&self, before: u32, last: u32, ack_first: u32) -> Option<(usize, SimDuration)> {
         let (b, l, k) = (&self.links[before as usize], &self.links[last as usize], &self.links[ack_first as usize]);
-        if b.fifo_limit_packets().is_none() || !b.hands_off_plainly() || self.ack_route_ahead(f).is_none() {
-            return false;
-        }
-        let (data, ack) = (self.cfg.packet_size, self.cfg.ack_size);
-        let spacing = b.rate().tx_time(data);
-        if l.rate().tx_time(data) > spacing || k.rate().tx_time(ack) > spacing {
-            return false;
-        }
-        self.sample_interval.0 as u128 > k.rate().tx_time(ack).0 as u128 + k.delay().0 as u128
+        let limit = b.fifo_limit_packets().filter(|_| b.hands_off_plainly())?;
+        let spacing = b.rate().tx_time(self.cfg.packet_size);
+        (l.rate().tx_time(self.cfg.packet_size) <= spacing && k.rate().tx_time(self.cfg.ack_size) <= spacing).then_some((limit, spacing))
     }
 
     /// Whether, packet by packet, a data packet that reaches the receiver at `at` arrives before a sample
-    /// due at `at` fires (asked of every packet taken at the hand-off; it matters when `at` is a sample's
-    /// time). The link `before` took the packet at `entered` (`samples_follow_acks`).
+    /// due at `at` fires (asked of every packet taken at the hand-off while receipts are marked; it matters
+    /// when `at` is a sample's time). The link `before` took the packet at `entered` (`samples_follow_acks`).
     ///
     /// That sample was scheduled when the one before it fired, at `s = at - interval`. Packet by packet
     /// the arrival's event is numbered when the packet is taken, if the receiver's link is empty then,
@@ -687,21 +688,17 @@ impl Simulation {
     ///   now, with the sample still to come: a packet taken ahead of its arrival at `before` waits for
     ///   a sample due then, as packet by packet its arrival follows it, `data_ahead`);
     /// - the packet before's arrival, if before `s`, or at `s` and before that sample (its own mark).
-    fn arrival_before_sample(&self, entered: SimTime, at: SimTime) -> bool {
-        let interval = self.sample_interval.0;
-        if interval == 0 || at.0 < interval {
-            return false;
-        }
-        let s = SimTime(at.0 - interval);
-        let taken_first = entered < s || (entered == s && entered == self.now && self.next_sample == Some(s));
-        let before_first = self.last_received.map_or(true, |(p, first)| p < s || (p == s && first));
-        taken_first && before_first
-    }
-
-    /// `arrival_before_sample`, kept for the next packet's.
+    ///
+    /// The answer is kept as the next packet's predecessor (`last_received`).
     #[inline(never)]
-    fn mark_arrival(&mut self, entered: SimTime, at: SimTime) -> bool {
-        let before_sample = self.arrival_before_sample(entered, at);
+    fn arrival_before_sample(&mut self, entered: SimTime, at: SimTime) -> bool {
+        let interval = self.sample_interval.0;
+        let before_sample = interval > 0 && at.0 >= interval && {
+            let s = SimTime(at.0 - interval);
+            let taken_first = entered < s || (entered == s && entered == self.now && self.next_sample == Some(s));
+            let before_first = self.last_received.map_or(true, |(p, first)| p < s || (p == s && first));
+            taken_first && before_first
+        };
         self.last_received = Some((at, before_sample));
         before_sample
     }
@@ -978,7 +975,7 @@ impl Simulation {
     #[inline(never)]
     fn receive_at_hand_off(&mut self, link: usize, arrival: SimTime, entered: SimTime, pkt: Packet) {
         let at = self.links[link].traverse_plainly(arrival, pkt.size);
-        let before_sample = self.marks_arrivals && self.mark_arrival(entered, at);
+        let before_sample = self.marks_arrivals && self.arrival_before_sample(entered, at);
         let f = pkt.flow & SLOT_MASK;
         let flow = &mut self.flows[f as usize];
         if at >= self.read_horizon {
