@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Two engine builds (or one build under two environments) side by side on the speed suite's scenarios.
+
+The way runs 20-29 of docs/benchmarks.md measured every engine change: each scenario's engine config
+(`suite.py`'s, with the front's 100-ms time series) runs on both binaries in turn, the order alternating
+from round to round so that load from other work hits both alike. For each scenario it prints the CPU
+time (user + system, from `wait4`) per data packet of each, the median of the per-round ratios
+new / base with their range, peak RSS, events per data packet, and whether the summaries (event count
+aside) are identical, which an optimisation must keep.
+
+    .venv/bin/python benchmarks/ab.py --base /tmp/old-cclab-sim --new target/release/cclab-sim
+    .venv/bin/python benchmarks/ab.py --base A --new B --only flows --match "10 Gbit" --rounds 5
+    .venv/bin/python benchmarks/ab.py --base X --new X --new-env PROTO_SENDERS=1 --only flows
+
+Build a base with `git worktree add /tmp/base REV && cd /tmp/base && cargo build --release -p cclab-engine`.
+Not part of the test run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import suite  # noqa: E402  (the scenarios and their engine configs)
+
+
+def run_once(binary: Path, config: Path, env: dict[str, str]) -> dict:
+    """One run: CPU seconds, peak RSS in MB, data packets, events, and the summary without its events."""
+    proc = subprocess.Popen([str(binary), str(config)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            env={**os.environ, **env})
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0:
+        raise SystemExit(f"{binary} failed on {config} (status {status})")
+    summary = json.loads(out)
+    events = summary.pop("events")
+    return {"cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024, "events": events,
+            "packets": sum(f["packets_sent"] for f in summary["flows"]), "summary": json.dumps(summary, sort_keys=True)}
+
+
+def env_pairs(values: list[str]) -> dict[str, str]:
+    pairs = {}
+    for v in values:
+        key, sep, val = v.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--base-env/--new-env take NAME=VALUE, got {v!r}")
+        pairs[key] = val
+    return pairs
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--base", type=Path, required=True, help="the reference cclab-sim binary")
+    p.add_argument("--new", type=Path, required=True, help="the cclab-sim binary measured against it")
+    p.add_argument("--base-env", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument("--new-env", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument("--only", default="example,windows,flows",
+                   help=f"suite sections, comma-separated (default example,windows,flows; known: {', '.join(suite.SECTIONS)})")
+    p.add_argument("--match", default="", help="only scenarios whose label contains this")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--duration-factor", type=float, default=1.0, help="scale every simulated duration")
+    o = p.parse_args()
+    for b in (o.base, o.new):
+        if not b.is_file():
+            p.error(f"no engine binary at {b}")
+    sections = [s.strip() for s in o.only.split(",") if s.strip()]
+    unknown = set(sections) - set(suite.SECTIONS)
+    if unknown:
+        p.error(f"unknown section(s) {', '.join(sorted(unknown))}; known: {', '.join(suite.SECTIONS)}")
+    o.scale = lambda seconds: max(1.0, seconds * o.duration_factor)
+    sides = {"base": (o.base, env_pairs(o.base_env)), "new": (o.new, env_pairs(o.new_env))}
+
+    with tempfile.TemporaryDirectory(prefix="cclab-ab-") as tmp:
+        configs = {}
+        for section in sections:
+            for s in suite.SECTIONS[section](o):
+                if o.match in s.label:
+                    path = Path(tmp) / f"{len(configs)}.json"
+                    path.write_text(json.dumps(suite.cclab_config(s)))
+                    configs[s.label] = path
+        runs = {label: {"base": [], "new": []} for label in configs}
+        for r in range(o.rounds):
+            for label, path in configs.items():
+                order = ["base", "new"] if r % 2 == 0 else ["new", "base"]
+                for side in order:
+                    binary, env = sides[side]
+                    runs[label][side].append(run_once(binary, path, env))
+
+    print(f"{'scenario':34s} {'base ns/pkt':>11s} {'new ns/pkt':>10s} {'new/base':>22s} {'RSS base->new MB':>17s} "
+          f"{'events/pkt':>13s}  same")
+    for label, r in runs.items():
+        base, new = r["base"], r["new"]
+        packets = base[0]["packets"]
+        ratios = [n["cpu"] / b["cpu"] for b, n in zip(base, new)]
+        same = len({x["summary"] for x in base + new}) == 1
+        ns = lambda side: statistics.median(x["cpu"] for x in side) / packets * 1e9
+        print(f"{label:34s} {ns(base):11.1f} {ns(new):10.1f} {statistics.median(ratios):8.3f} "
+              f"({min(ratios):.3f}-{max(ratios):.3f}) {max(x['rss_mb'] for x in base):7.1f} -> "
+              f"{max(x['rss_mb'] for x in new):6.1f} {base[0]['events'] / packets:5.2f} -> {new[0]['events'] / packets:4.2f}"
+              f"  {'yes' if same else 'NO'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
