@@ -4,9 +4,10 @@
 The way runs 20-29 of docs/benchmarks.md measured every engine change: each scenario's engine config
 (`suite.py`'s, with the front's 100-ms time series) runs on both binaries in turn, the order alternating
 from round to round so that load from other work hits both alike. For each scenario it prints the CPU
-time (user + system, from `wait4`) per data packet of each, the median of the per-round ratios
-new / base with their range, peak RSS, events per data packet, and whether the summaries (event count
-aside) are identical, which an optimisation must keep.
+time (user + system, from GNU time as `suite.py` measures it) per data packet of each, the median of the
+per-round ratios new / base with their range, peak RSS, events per data packet, and whether the
+summaries (event count aside) are identical, which an optimisation must keep. GNU time counts CPU in
+10-ms steps: keep each run above a second or so (`--duration-factor`).
 
     .venv/bin/python benchmarks/ab.py --base /tmp/old-cclab-sim --new target/release/cclab-sim
     .venv/bin/python benchmarks/ab.py --base A --new B --only flows --match "10 Gbit" --rounds 5
@@ -20,9 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -31,27 +30,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import suite  # noqa: E402  (the scenarios and their engine configs)
 
 
-GNU_TIME = Path("/usr/bin/time")
-
-
-def run_once(binary: Path, config: Path, env: dict[str, str], tmp: Path) -> dict:
-    """One run: CPU seconds, peak RSS in MB, data packets, events, and the summary without its events.
-
-    The engine runs under GNU time when installed (as in `suite.py`), which reports its peak RSS: the
-    `wait4` figure of a child forked from this Python process would include the pages it shared with it
-    before the exec (some 30 MB here). CPU time comes from `wait4`, which includes GNU time's child."""
-    rss_file = tmp / "rss"
-    prefix = [str(GNU_TIME), "-f", "%M", "-o", str(rss_file)] if GNU_TIME.is_file() else []
-    proc = subprocess.Popen([*prefix, str(binary), str(config)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            env={**os.environ, **env})
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    if status != 0:
-        raise SystemExit(f"{binary} failed on {config} (status {status})")
-    rss_kb = int(rss_file.read_text().split()[-1]) if prefix else usage.ru_maxrss
-    summary = json.loads(out)
+def run_once(binary: Path, config: Path, env: dict[str, str]) -> dict:
+    """One run through `suite.measure` (GNU time: CPU seconds and peak RSS of the engine alone): CPU
+    seconds, peak RSS in MB, data packets, events, and the summary without its events."""
+    cmd = ["env", *(f"{k}={v}" for k, v in env.items()), str(binary), str(config)]
+    run, stdout = suite.measure(cmd, cap=24 * 3600)
+    if run.failed or run.cpu_s is None:
+        raise SystemExit(f"{binary} on {config}: {run.failed or 'no CPU time from GNU time'}")
+    summary = json.loads(stdout)
     events = summary.pop("events")
-    return {"cpu": usage.ru_utime + usage.ru_stime, "rss_mb": rss_kb / 1024, "events": events,
+    return {"cpu": run.cpu_s, "rss_mb": run.rss_mb, "events": events,
             "packets": sum(f["packets_sent"] for f in summary["flows"]), "summary": json.dumps(summary, sort_keys=True)}
 
 
@@ -101,7 +89,7 @@ def main() -> int:
                 order = ["base", "new"] if r % 2 == 0 else ["new", "base"]
                 for side in order:
                     binary, env = sides[side]
-                    runs[label][side].append(run_once(binary, path, env, Path(tmp)))
+                    runs[label][side].append(run_once(binary, path, env))
 
     print(f"{'scenario':34s} {'base ns/pkt':>11s} {'new ns/pkt':>10s} {'new/base':>22s} {'RSS base->new MB':>17s} "
           f"{'events/pkt':>13s}  same")
