@@ -158,26 +158,3 @@ def test_a_panic_during_a_run_is_a_simulation_error(monkeypatch):
         cclab.run(EXAMPLE, ["run.duration=1s", "run.measure_from=0s"], progress=lambda now, end: None)
     assert str(caught.value) == ("internal error in a deliberate test panic: attempt to add with overflow "
                                  "(please report this with the scenario)")
-
-
-def test_a_run_past_the_event_queue_limit_is_a_simulation_error_saying_so(monkeypatch):
-    # The real bindings, numbering events from 10 short of the queue's 2^39 limit: the first step of the run
-    # schedules more than 10 events, and the engine refuses to go on (crates/engine/tests/run_errors.rs).
-    class NearTheLimit:
-        def __init__(self, config_json):
-            self._inner = real.Simulation(config_json)
-            self._inner._skip_event_sequence_for_tests(2**39 - 10)
-
-        def __getattr__(self, name):
-            return getattr(self._inner, name)
-
-    module = type("Bindings", (), {"Simulation": NearTheLimit,
-                                   **{n: staticmethod(getattr(real, n)) for n in MODULE_FUNCTIONS}})
-    monkeypatch.setattr(cclab.engine, "load_engine", lambda: module)
-    with pytest.raises(SimulationError) as caught:
-        cclab.run(EXAMPLE, ["run.duration=1s", "run.measure_from=0s"])
-    message = str(caught.value)
-    assert message.startswith("the run scheduled 549755813"), message
-    assert message.endswith("more than the 549755813888 (2^39) the event queue can keep in order; split it into "
-                            "shorter runs (run.duration) or fewer flows"), message
-    assert "internal error" not in message

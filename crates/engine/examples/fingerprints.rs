@@ -9,6 +9,7 @@
 //! cargo run --release -p cclab-engine --example fingerprints > after.txt
 //! cargo run --release -p cclab-engine --example fingerprints -- --list          # scenario names only
 //! cargo run --release -p cclab-engine --example fingerprints -- --only sack-    # names containing this
+//! cargo run --release -p cclab-engine --example fingerprints -- --packet-by-packet  # no endpoint ahead
 //! ```
 //!
 //! The set covers the three recovery modes (`sack`, `newreno`, `linux-2.6`) under several algorithms, on
@@ -174,6 +175,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).cloned();
     let list = args.iter().any(|a| a == "--list");
+    let packet_by_packet = args.iter().any(|a| a == "--packet-by-packet");
     // Another sampling interval than the fingerprints' 10 ms (0: no series), for the training runs of
     // scripts/pgo.sh: a lone flow sampled further apart than its path takes a path of its own (the receiver
     // taking packets at the bottleneck's hand-off, `Simulation::receive_at_hand_off`).
@@ -194,6 +196,9 @@ fn main() {
             config["run"]["sample_interval_ns"] = json!(ns);
         }
         let mut sim = Simulation::from_json(&config.to_string()).unwrap_or_else(|e| panic!("{}: {e:?}", s.name));
+        if packet_by_packet {
+            sim.without_receiving_ahead();
+        }
         sim.run().expect("the run finishes");
         let f = sim.flow_series();
         let q = sim.queue_series();

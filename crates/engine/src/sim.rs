@@ -9,6 +9,9 @@
 //! ```
 use std::collections::VecDeque;
 
+mod several_ahead;
+use several_ahead::{SeveralAhead, Taker};
+
 use crate::cc::{registry, FlowContext};
 use crate::config::{err, BurstPacingConfig, ConfigError, FlowConfig, RateModelConfig, ScenarioConfig};
 use crate::net::arq::Arq;
@@ -294,6 +297,11 @@ pub struct Simulation {
     cc_scratch: Vec<(&'static str, f64)>,
     /// The link whose data packets, handed off to it, its receiver takes at once (`receive_at_hand_off`).
     received_at_hand_off: Option<usize>,
+    /// Per link, who takes the packets a hand-off link passes to it: the link, or (ahead of their
+    /// arrival) the receiver or sender at its end (`sim/several_ahead.rs`, `receive_at_hand_off`).
+    takers: Vec<Taker>,
+    /// The several-flow path's queues (`sim/several_ahead.rs`).
+    several: SeveralAhead,
     /// The flow's ACK route (first, second, last link) when its ACKs may reach the second link ahead of
     /// time too (`acks_ahead`).
     acks_ahead: Option<AcksAhead>,
@@ -318,9 +326,9 @@ pub struct Simulation {
     next_sample: Option<SimTime>,
     /// Receipts say where each arrival falls against a sample due with it (`link_received_at_hand_off`).
     marks_arrivals: bool,
-    /// The last packet the receiver took at the hand-off, when arrivals are marked: its arrival, and
-    /// whether that fires before a sample due then (`arrival_before_sample`).
-    last_received: Option<(SimTime, bool)>,
+    /// The arrival of the last packet the receiver took at the hand-off, when arrivals are marked
+    /// (`arrival_before_sample`).
+    last_received: Option<SimTime>,
 }
 
 impl Simulation {
@@ -476,6 +484,8 @@ impl Simulation {
             link_series: LinkSeries::default(),
             cc_scratch: Vec::new(),
             received_at_hand_off: None,
+            takers: Vec::new(),
+            several: SeveralAhead::default(),
             acks_ahead: None,
             waiting_acks: VecDeque::new(),
             data_ahead: None,
@@ -491,6 +501,11 @@ impl Simulation {
             Some((link, marks)) => (Some(link), marks),
             None => (None, false),
         };
+        sim.takers = vec![Taker::Link; sim.links.len()];
+        match sim.received_at_hand_off {
+            Some(l) => sim.takers[l] = Taker::Receiver,
+            None => sim.take_several_ahead(),
+        }
         sim.acks_ahead = sim.acks_ahead();
         sim.data_ahead = sim.data_ahead();
         if measure_from == SimTime::ZERO {
@@ -509,12 +524,11 @@ impl Simulation {
     /// or else miss the ACKs, while each packet's receipt says where its arrival falls against a sample
     /// due with it (`samples_follow_acks`).
     ///
-    /// Only in a run of one flow and no traffic sources: an ACK that enters the link back ahead of time
-    /// has its events numbered earlier, which decides the order of two events due at the same
-    /// nanosecond. Within one flow no result was found to depend on it (every one-flow fingerprint and
-    /// Table I cell identical, run 22c); between flows it does (a starved NewReno's goodput moved 6 %
-    /// in a golden run), so runs of several flows keep the packet-by-packet order until such a change
-    /// is reviewed for every study (docs/benchmarks.md, run 24).
+    /// This is the path of a run of one flow and no traffic sources, which also takes the flow's ACKs
+    /// and data over both bottlenecks (`acks_ahead`, `data_ahead`); runs of several flows take theirs
+    /// (`sim/several_ahead.rs`). Either numbers the events of what it takes as of the arrival it stands
+    /// for (tie rule R, `event.rs`), so the order of events due at the same nanosecond is the
+    /// packet-by-packet path's (docs/benchmarks.md, run 30).
     ///
     /// With it, whether each packet's receipt must say where its arrival falls against a sample due
     /// with it (`samples_follow_acks` admits the flow, `samples_precede_hand_offs` does not).
@@ -681,13 +695,11 @@ impl Simulation {
     /// when `at` is a sample's time). The link `before` took the packet at `entered` (`samples_follow_acks`).
     ///
     /// That sample was scheduled when the one before it fired, at `s = at - interval`. Packet by packet
-    /// the arrival's event is numbered when the packet is taken, if the receiver's link is empty then,
-    /// else when the packet before it arrives: at the later of the two. It fires before the sample if
-    /// both came before the sample at `s`:
-    /// - the taking, if `entered < s`, or at `s` by an event that fires before that sample (one firing
-    ///   now, with the sample still to come: a packet taken ahead of its arrival at `before` waits for
-    ///   a sample due then, as packet by packet its arrival follows it, `data_ahead`);
-    /// - the packet before's arrival, if before `s`, or at `s` and before that sample (its own mark).
+    /// the arrival's event is scheduled when the packet is taken, if the receiver's link is empty then,
+    /// else when the packet before it arrives: at the later of the two. Under tie rule R it fires before
+    /// the sample if that scheduling time is no later than `s` (scheduled at the same time, a line
+    /// arrival's kind comes before a sample's): both the taking (`entered <= s`) and the packet before's
+    /// arrival.
     ///
     /// The answer is kept as the next packet's predecessor (`last_received`).
     #[inline(never)]
@@ -695,11 +707,11 @@ impl Simulation {
         let interval = self.sample_interval.0;
         let before_sample = interval > 0 && at.0 >= interval && {
             let s = SimTime(at.0 - interval);
-            let taken_first = entered < s || (entered == s && entered == self.now && self.next_sample == Some(s));
-            let before_first = self.last_received.map_or(true, |(p, first)| p < s || (p == s && first));
+            let taken_first = entered <= s;
+            let before_first = self.last_received.map_or(true, |p| p <= s);
             taken_first && before_first
         };
-        self.last_received = Some((at, before_sample));
+        self.last_received = Some(at);
         before_sample
     }
 
@@ -708,6 +720,7 @@ impl Simulation {
     #[doc(hidden)]
     pub fn without_receiving_ahead(&mut self) {
         self.received_at_hand_off = None;
+        self.without_several_ahead();
         self.marks_arrivals = false;
         self.acks_ahead = None;
         self.data_ahead = None;
@@ -744,7 +757,6 @@ impl Simulation {
     /// Advance simulated time to `min(t, end)`, firing every event due up to it. An error means the run
     /// cannot be trusted from some point on; every later call gives the same error.
     pub fn run_until(&mut self, t: SimTime) -> Result<(), RunError> {
-        self.check_event_sequence()?;
         let t = t.min(self.end);
         self.step_end = t;
         self.update_read_horizon();
@@ -758,30 +770,14 @@ impl Simulation {
             // Packets that waited for the step's end but reach the next link by it: the reading after the
             // step sees them there (an ACK put on the first link's line has its event due now: fire it).
             let due = |waiting: &VecDeque<(SimTime, Packet)>| waiting.front().is_some_and(|&(reaches, _)| reaches <= t);
-            if !due(&self.waiting_acks) && !due(&self.waiting_data) {
+            if !due(&self.waiting_acks) && !due(&self.waiting_data) && !self.senders_due_by(t) {
                 break;
             }
             self.now = self.now.max(t);
             self.release_waiting(Some(t));
         }
         self.now = self.now.max(t);
-        // Once per call rather than per event, so the event loop pays nothing for it: a caller that runs in
-        // steps (the Python runner, 200 of them) hears of it within a step.
-        self.check_event_sequence()
-    }
-
-    fn check_event_sequence(&self) -> Result<(), RunError> {
-        if self.events.sequence_exhausted() {
-            return Err(RunError::EventSequenceExhausted { scheduled: self.events.events_scheduled(), at: self.now });
-        }
         Ok(())
-    }
-
-    /// Number the next event as if `seq` had been scheduled before it: tests reach the event queue's limit
-    /// this way without 2^39 events. Not for runs.
-    #[doc(hidden)]
-    pub fn skip_event_sequence_to(&mut self, seq: u64) {
-        self.events.skip_sequence_to(seq);
     }
 
     fn dispatch(&mut self, event: Event) {
@@ -793,6 +789,10 @@ impl Simulation {
                 // The ACKs that waited behind the ones on this line go on once it is empty (`take_ack`).
                 if !self.waiting_acks.is_empty() && self.links[l as usize].line_is_empty() {
                     self.release_waiting_acks(None);
+                }
+                // Packets held for this line go on once it is empty (`put_on_line_or_hold`).
+                if self.holds_for_empty_line(l as usize) {
+                    self.release_held(l as usize);
                 }
             }
             Event::LinkTxDone(l) => {
@@ -813,6 +813,11 @@ impl Simulation {
                 // pacing wake-up that is), so the deadline is not computed for a test first.
                 flow.sender.on_timer(now, &mut self.out);
                 self.inject(f, Direction::Forward);
+                // ACKs that waited for this event go now (`drain_sender`), with the timer it armed.
+                if self.sender_has_waiting(f) {
+                    self.arm_sender_timer(f);
+                    self.drain_sender(f, None);
+                }
                 self.arm_sender_timer(f);
             }
             Event::ReceiverTimer(f) => {
@@ -957,11 +962,13 @@ impl Simulation {
         let next_link = self.routes.next_after(from, &pkt);
         let next_link = next_link.expect("a hand-off link is never the last hop") as usize;
         pkt.hop += 1;
-        if self.received_at_hand_off == Some(next_link) {
-            self.receive_at_hand_off(next_link, arrival, entered, pkt);
-            return next_link;
+        match self.takers[next_link] {
+            Taker::Link => {
+                self.links[next_link].enqueue(arrival, pkt, &mut self.events, &mut self.lines);
+            }
+            Taker::Receiver => self.receive_at_hand_off(next_link, arrival, entered, pkt),
+            Taker::Sender => self.send_at_hand_off(next_link, arrival, pkt),
         }
-        self.links[next_link].enqueue(arrival, pkt, &mut self.events, &mut self.lines);
         next_link
     }
 
@@ -970,8 +977,10 @@ impl Simulation {
     /// of that arrival, and its ACK enters the first link back at that time. One event and one line pass
     /// fewer per data packet than putting it on the access link's line (docs/benchmarks.md, run 24).
     ///
-    /// What changes is only when the ACK's events are numbered, which orders two events due at the same
-    /// nanosecond (`links_received_at_hand_off` says why this is for one-flow runs).
+    /// Its events are numbered as of that arrival (`EventQueue::work_as_of`), as the packet-by-packet path
+    /// numbers them when the arrival fires (tie rule R). A lone flow's ACKs may go ahead over the reverse
+    /// bottleneck too (`acks_ahead`); several flows' ACKs wait for their line to empty where packet by
+    /// packet their event would come later (`put_on_line_or_hold`).
     #[inline(never)]
     fn receive_at_hand_off(&mut self, link: usize, arrival: SimTime, entered: SimTime, pkt: Packet) {
         let at = self.links[link].traverse_plainly(arrival, pkt.size);
@@ -982,6 +991,7 @@ impl Simulation {
             flow.early.record(self.now, at, before_sample, flow.receiver.delivered(), flow.receiver.received());
         }
         debug_assert!(self.out.is_empty());
+        self.events.work_as_of(at);
         flow.receiver.on_data(at, &pkt, &mut self.out);
         debug_assert!(flow.receiver.timer_deadline().is_none(), "a receiver with delayed ACKs is never ahead");
         let first = self.routes.first_hop(f, Direction::Reverse) as usize;
@@ -995,9 +1005,11 @@ impl Simulation {
                 // Due after the next reading, or behind an ACK on the line (it reaches the next link by
                 // its event, before this one) or waiting: in turn (`release_waiting_acks`).
                 Some(_) => self.waiting_acks.push_back((reaches, ack)),
-                None => self.links[first].put_on_line(reaches, ack, &mut self.events, &mut self.lines),
+                None if self.several.is_off() => self.links[first].put_on_line(reaches, ack, &mut self.events, &mut self.lines),
+                None => self.put_on_line_or_hold(first, at, reaches, ack),
             }
         }
+        self.events.work_now();
         self.out.clear();
         self.pass_on_handed_off(first);
     }
@@ -1112,10 +1124,12 @@ impl Simulation {
         }
     }
 
-    /// After a reading, or at the end of a step (`until`): the ACKs, then the data packets that waited.
+    /// After a reading, or at the end of a step (`until`): the ACKs, then the data packets that waited, then
+    /// the several-flow senders' ACKs.
     fn release_waiting(&mut self, until: Option<SimTime>) {
         self.release_waiting_acks(until);
         self.release_waiting_data(until);
+        self.drain_senders(until);
     }
 
     /// Lazy timers: one heap event per endpoint; a later deadline is picked up when the event fires. Most
@@ -1134,6 +1148,9 @@ impl Simulation {
 
     #[inline(never)]
     fn schedule_sender_timer(&mut self, f: u32, d: SimTime) {
+        if let Some(sender) = self.several.senders.get_mut(f as usize) {
+            sender.timer_scheduled = self.events.as_of().unwrap_or(self.now);
+        }
         self.events.schedule(d, Event::SenderTimer(f));
     }
 

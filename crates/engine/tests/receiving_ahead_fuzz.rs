@@ -1,9 +1,11 @@
-//! Random one-flow dumbbells run both ways (`Simulation::without_receiving_ahead`), compared after every
-//! step: summary (without `events`), progress, census, and at the end every series. Round rates and
-//! delays make packets meet samples at the same nanosecond, where the two paths could order them
-//! differently (tests/receiving_ahead.rs). In-suite: 100 cases; a long run:
+//! Random dumbbells of one flow and of several run both ways (`Simulation::without_receiving_ahead`),
+//! compared after every step: summary (without `events`), progress, census, and every series. Round
+//! rates and delays make packets meet samples, and several flows' packets each other, at the same
+//! nanosecond, where the two paths could order them differently (tests/receiving_ahead.rs). In-suite:
+//! 100 + 40 one-flow cases and 40 of several flows; a long run:
 //!
-//!     CCLAB_AHEAD_CASES=5000 CCLAB_AHEAD_SEED=7 cargo test --release -p cclab-engine --test receiving_ahead_fuzz
+//!     CCLAB_AHEAD_CASES=5000 CCLAB_AHEAD_ODD_CASES=2000 CCLAB_AHEAD_SEVERAL_CASES=2000 CCLAB_AHEAD_SEED=7 \
+//!         cargo test --release -p cclab-engine --test receiving_ahead_fuzz
 
 mod ahead;
 
@@ -166,4 +168,69 @@ fn odd_lone_flows_read_the_same_both_ways_at_odd_steps() {
             ahead::assert_same(&ahead, &by_packet, &format!("odd case {case} to {t} ns (steps {steps:?}): {text}"));
         }
     }
+}
+
+/// Two to six flows on one dumbbell, each drawn as the one-flow cases draw theirs (access delays often
+/// equal, so packets of different flows meet at the bottleneck at the same nanosecond), some starting
+/// late, stopping or sending a finite transfer, with delayed ACKs now and then; samples from none to
+/// every millisecond, and a reverse queue of a few packets in some.
+fn several_config(d: &mut Draw, case: u64) -> Value {
+    let mut cfg = config(d, case);
+    let n = 2 + d.next() % 5;
+    let access = d.pick(&[1u64, 2, 5, 10]) * cfg["bottleneck"]["rate_bps"].as_u64().unwrap();
+    let mut flows = vec![];
+    for i in 0..n {
+        let mut flow = config(d, case)["flows"][0].clone();
+        flow["access_rate_bps"] = json!(access);
+        flow.as_object_mut().unwrap().remove("direction");
+        flow.as_object_mut().unwrap().remove("pacing");
+        if d.one_in(2) {
+            flow["src_access_delay_ns"] = json!(MS);
+            flow["dst_access_delay_ns"] = json!(2 * MS);
+        }
+        if d.one_in(3) {
+            flow["start_ns"] = json!(d.pick(&[0u64, 10, 70, 500]) * MS);
+            flow.as_object_mut().unwrap().remove("start_jitter_ns");
+            flow.as_object_mut().unwrap().remove("stop_ns"); // it may come before the new start
+        }
+        if d.one_in(6) {
+            flow["delayed_ack"] = json!(true);
+        }
+        if i == 0 && d.one_in(4) {
+            flow["direction"] = json!("reverse");
+        }
+        flows.push(flow);
+    }
+    cfg["flows"] = json!(flows);
+    if d.one_in(3) {
+        cfg["bottleneck"]["reverse_queue"] = json!({"discipline": "droptail", "limit_packets": 1 + d.next() % 10});
+    }
+    cfg["bottleneck"]["queue"]["limit_packets"] = json!(d.pick(&[5u64, 20, 100, 300]));
+    let duration = d.pick(&[1_000 * MS, 2_000 * MS]);
+    cfg["run"]["duration_ns"] = json!(duration);
+    let measure_from = cfg["run"]["measure_from_ns"].as_u64().unwrap();
+    cfg["run"]["measure_from_ns"] = json!(measure_from.min(duration / 2));
+    cfg
+}
+
+#[test]
+fn random_runs_of_several_flows_read_the_same_both_ways() {
+    let mut d = Draw(env("CCLAB_AHEAD_SEED", 20261125).wrapping_mul(5) | 1);
+    let cases = env("CCLAB_AHEAD_SEVERAL_CASES", 40);
+    let mut taken = 0;
+    for case in 0..cases {
+        let cfg = several_config(&mut d, case);
+        let step = d.pick(&[999_999u64, 7 * MS, 100 * MS, 2_000 * MS]);
+        let text = cfg.to_string();
+        let (mut ahead, mut by_packet) = ahead::both_ways(&text);
+        let mut t = 0;
+        while !ahead.is_done() {
+            t += step;
+            ahead.run_until(SimTime(t)).unwrap();
+            by_packet.run_until(SimTime(t)).unwrap();
+            ahead::assert_same(&ahead, &by_packet, &format!("several, case {case} at {t} ns: {text}"));
+        }
+        taken += (ahead.events_processed() < by_packet.events_processed()) as u64;
+    }
+    assert!(taken * 3 > cases, "only {taken} of {cases} took a path ahead");
 }

@@ -68,12 +68,6 @@ impl Simulation {
         }
     }
 
-    /// Number the next event as if `seq` had been scheduled: lets tests reach the event queue's limit
-    /// (tests/test_engine_interface.py). Not part of the interface.
-    fn _skip_event_sequence_for_tests(&mut self, seq: u64) {
-        self.inner.skip_event_sequence_to(seq);
-    }
-
     #[getter]
     fn now_ns(&self) -> u64 {
         self.inner.now().0

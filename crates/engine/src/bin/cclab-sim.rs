@@ -1,14 +1,21 @@
 //! Run one engine config (JSON, as produced by the Python front) without Python: for profiling and for
 //! benchmarks that want the engine alone. Prints the summary as JSON.
+//!
+//!     cclab-sim ENGINE_CONFIG.json [--packet-by-packet]
+//!
+//! `--packet-by-packet` turns off every endpoint's taking of packets at the hand-off
+//! (`Simulation::without_receiving_ahead`): the same results with more events, for comparing the two.
 
 use cclab_engine::Simulation;
 use std::time::Instant;
 
 fn main() {
-    let path = match std::env::args().nth(1) {
-        Some(p) => p,
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let packet_by_packet = args.iter().any(|a| a == "--packet-by-packet");
+    let path = match args.iter().find(|a| !a.starts_with("--")) {
+        Some(p) => p.clone(),
         None => {
-            eprintln!("usage: cclab-sim ENGINE_CONFIG.json");
+            eprintln!("usage: cclab-sim ENGINE_CONFIG.json [--packet-by-packet]");
             std::process::exit(2);
         }
     };
@@ -20,6 +27,9 @@ fn main() {
         eprintln!("error: {e}");
         std::process::exit(2);
     });
+    if packet_by_packet {
+        sim.without_receiving_ahead();
+    }
     let started = Instant::now();
     if let Err(e) = sim.run() {
         eprintln!("error: {e}");

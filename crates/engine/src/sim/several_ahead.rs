@@ -1,0 +1,292 @@
+//! Endpoints of several flows that take their packets at the hand-off, ahead of the arrival: the
+//! receiver each data packet the bottleneck hands to its access link, the sender each ACK the reverse
+//! bottleneck hands to its access link. The link is plain and unbounded, so the arrival time is known at
+//! the hand-off; the endpoint takes the packet then, as of its arrival, and what it sends enters the next
+//! link as of that time. Two events per data packet instead of four (docs/benchmarks.md, run 30).
+//!
+//! What makes it exact is tie rule R (`event.rs`): an event's key holds the simulated time it was
+//! scheduled at, and work taken ahead numbers its events as of the arrival it stands for
+//! (`EventQueue::work_as_of`). Two orders still have to be kept by hand, and are:
+//! - an ACK (or data packet) put on the first link's line as of a time after that line's last arrival
+//!   would have been scheduled, packet by packet, at its own entry: after the line's head event that
+//!   takes it. It waits (`held`) until the line is empty, then goes on as of its entry;
+//! - the sender's timer and the samples: an ACK waits in its flow's queue (`SenderAhead::waiting`) until
+//!   no reading (`read_horizon`) and no timer event of its flow comes first, and is taken when it does.
+//!
+//! A lone flow has its own, older path (`Simulation::link_received_at_hand_off`, `acks_ahead`,
+//! `data_ahead`), which also takes its ACKs and data over both bottlenecks; this one serves runs of two
+//! flows or more without traffic sources. Both give the packet-by-packet results bit for bit
+//! (tests/receiving_ahead_fuzz.rs, 270 fingerprints with and without samples).
+
+use std::collections::VecDeque;
+
+use super::Simulation;
+use crate::net::packet::{Direction, Packet};
+use crate::time::{SimDuration, SimTime};
+
+/// Who takes the packets a hand-off link passes to link `l` (`Simulation::takers`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Taker {
+    /// The link itself: the packet goes on its line (or into its queue).
+    Link,
+    /// The flow's receiver, at once, as of the packet's arrival (`receive_at_hand_off`).
+    Receiver,
+    /// The flow's sender, as of the ACK's arrival, in turn (`send_at_hand_off`).
+    Sender,
+}
+
+/// A packet that entered a link ahead of time: the time it stands for (its entry, or the ACK's arrival at
+/// the sender), when it reaches the next hop (or the sender), the packet.
+type Ahead = (SimTime, SimTime, Packet);
+
+/// An ACK a sender takes ahead: `at` its arrival, `scheduled` when a packet-by-packet run schedules that
+/// arrival (the hand-off, or the arrival of the ACK before it on the line, if later).
+#[derive(Copy, Clone)]
+struct WaitingAck {
+    at: SimTime,
+    scheduled: SimTime,
+    ack: Packet,
+}
+
+/// A sender taking its ACKs ahead.
+#[derive(Default)]
+pub(super) struct SenderAhead {
+    /// ACKs handed to the sender's access link, in order, not yet taken.
+    waiting: VecDeque<WaitingAck>,
+    /// The arrival of the last ACK handed off (the line's last arrival, packet by packet).
+    last_arrival: SimTime,
+    /// When the pending timer event was scheduled (its tie against an ACK due with it).
+    pub(super) timer_scheduled: SimTime,
+}
+
+/// State of the several-flow path; empty (and untouched) in runs that do not take it.
+#[derive(Default)]
+pub(super) struct SeveralAhead {
+    /// Per link, packets that wait for its line to empty (see the module comment); empty when no flow
+    /// takes this path.
+    held: Vec<VecDeque<Ahead>>,
+    /// Per flow, when some sender takes its ACKs ahead.
+    pub(super) senders: Vec<SenderAhead>,
+}
+
+/// A queue that emptied keeps at most this many entries' room: the per-flow and per-link queues hold a
+/// few packets each, a burst can leave thousands (memory proportional to what is in flight).
+const KEPT_ROOM: usize = 64;
+
+fn give_back<T>(queue: &mut VecDeque<T>) {
+    if queue.is_empty() && queue.capacity() > KEPT_ROOM {
+        queue.shrink_to(KEPT_ROOM);
+    }
+}
+
+impl SeveralAhead {
+    /// Whether the run takes no packet on this path (then no link holds packets).
+    #[inline(always)]
+    pub(super) fn is_off(&self) -> bool {
+        self.held.is_empty()
+    }
+}
+
+impl Simulation {
+    /// How many of the flows' routes pass each link.
+    fn link_users(&self) -> Vec<u32> {
+        let mut users = vec![0u32; self.links.len()];
+        for f in 0..self.flows.len() as u32 {
+            for dir in [Direction::Forward, Direction::Reverse] {
+                for &l in self.routes.path(f, dir) {
+                    users[l as usize] += 1;
+                }
+            }
+        }
+        users
+    }
+
+    /// Set up the several-flow path: which links' packets their receiver or sender takes, in a run of two
+    /// flows or more without traffic sources (whose connections reuse slots and routes).
+    pub(super) fn take_several_ahead(&mut self) {
+        if !self.sources.is_empty() || self.flows.len() < 2 {
+            return;
+        }
+        let receivers = self.links_received_ahead();
+        let senders = self.links_sent_ahead();
+        if receivers.is_empty() && senders.is_empty() {
+            return;
+        }
+        for l in receivers {
+            self.takers[l] = Taker::Receiver;
+        }
+        for &l in &senders {
+            self.takers[l] = Taker::Sender;
+        }
+        self.several.held = (0..self.links.len()).map(|_| VecDeque::new()).collect();
+        if !senders.is_empty() {
+            self.several.senders = (0..self.flows.len()).map(|_| SenderAhead::default()).collect();
+        }
+    }
+
+    /// The receivers' access links whose packets the receiver takes at the hand-off: as a lone flow's
+    /// (`link_received_at_hand_off`: no delayed ACKs, the link and the first link back plain, unbounded
+    /// and the flow's own, fed by a hand-off link, not the link the queue series samples), with samples
+    /// scheduled before any hand-off whose arrivals fall on their time (`samples_precede_hand_offs`).
+    fn links_received_ahead(&self) -> Vec<usize> {
+        let users = self.link_users();
+        let own_plain_link = |l: u32| users[l as usize] == 1 && self.links[l as usize].is_plain_unbounded();
+        let mut out = vec![];
+        for f in 0..self.flows.len() as u32 {
+            let [.., before, last] = *self.routes.path(f, Direction::Forward) else { continue };
+            let Some(&ack_first) = self.routes.path(f, Direction::Reverse).first() else { continue };
+            let eligible = !self.cfg.flows[f as usize].delayed_ack
+                && self.links[before as usize].hands_off()
+                && own_plain_link(last)
+                && own_plain_link(ack_first)
+                && ack_first as usize != self.bottleneck
+                && self.samples_precede_hand_offs(before, last, ack_first, false);
+            if eligible {
+                out.push(last as usize);
+            }
+        }
+        out
+    }
+
+    /// The senders' access links whose ACKs the sender takes at the hand-off: the ACK route's last link
+    /// and the data route's first plain, unbounded, the flow's own and not handing off, the link before
+    /// it handing off, for flows that neither stop nor end (a sender that completes retires, which the
+    /// waiting ACKs would have to follow), with samples further apart than the ACK's way over the access
+    /// link (packet by packet an ACK's arrival is scheduled at most that long before it, so a sample due
+    /// with it was scheduled first, and reads before it here too).
+    fn links_sent_ahead(&self) -> Vec<usize> {
+        let users = self.link_users();
+        let own_plain_link = |l: u32| {
+            let link = &self.links[l as usize];
+            users[l as usize] == 1 && link.is_plain_unbounded() && !link.hands_off()
+        };
+        let mut out = vec![];
+        for f in 0..self.flows.len() as u32 {
+            if self.flows[f as usize].life.segments.is_some() || self.cfg.flows[f as usize].stop_ns.is_some() {
+                continue;
+            }
+            let [.., before, last] = *self.routes.path(f, Direction::Reverse) else { continue };
+            let Some(&data_first) = self.routes.path(f, Direction::Forward).first() else { continue };
+            let k = &self.links[last as usize];
+            let way = k.rate().tx_time(self.cfg.ack_size).0 + k.delay().0;
+            let sampled_apart = self.sample_interval == SimDuration::ZERO || self.sample_interval.0 > way;
+            if sampled_apart
+                && self.links[before as usize].hands_off()
+                && own_plain_link(last)
+                && own_plain_link(data_first)
+                && last as usize != self.bottleneck
+            {
+                out.push(last as usize);
+            }
+        }
+        out
+    }
+
+    /// Put `pkt`, which enters plain link `link` as of `entered` and reaches its far end at `reaches`, on
+    /// the link's line, unless it must wait for the line to empty (module comment): packet by packet its
+    /// event would be scheduled at its entry, which comes after the line's last arrival.
+    pub(super) fn put_on_line_or_hold(&mut self, link: usize, entered: SimTime, reaches: SimTime, pkt: Packet) {
+        let held = &self.several.held[link];
+        if !held.is_empty() || self.links[link].line_tail_arrival().is_some_and(|t| t < entered) {
+            self.several.held[link].push_back((entered, reaches, pkt));
+        } else {
+            self.links[link].put_on_line(reaches, pkt, &mut self.events, &mut self.lines);
+        }
+    }
+
+    /// `link`'s line just emptied: the packets held for it go on, in order, each as of its entry, while the
+    /// line's last arrival is no earlier than the next one's entry.
+    #[inline(never)]
+    pub(super) fn release_held(&mut self, link: usize) {
+        while let Some(&(entered, reaches, pkt)) = self.several.held[link].front() {
+            if self.links[link].line_tail_arrival().is_some_and(|t| t < entered) {
+                break;
+            }
+            self.several.held[link].pop_front();
+            self.events.work_as_of(entered);
+            self.links[link].put_on_line(reaches, pkt, &mut self.events, &mut self.lines);
+            self.events.work_now();
+        }
+        give_back(&mut self.several.held[link]);
+    }
+
+    /// Whether link `l` holds packets and its line is empty (checked as a line's head arrives).
+    #[inline(always)]
+    pub(super) fn holds_for_empty_line(&self, l: usize) -> bool {
+        self.several.held.get(l).is_some_and(|h| !h.is_empty()) && self.links[l].line_is_empty()
+    }
+
+    /// `ack` enters its sender's access link `link` at `arrival` (now); it reaches the sender at a time
+    /// known now, and waits in the flow's queue until nothing that comes first packet by packet is left
+    /// (`drain_sender`).
+    #[inline(never)]
+    pub(super) fn send_at_hand_off(&mut self, link: usize, arrival: SimTime, ack: Packet) {
+        let at = self.links[link].traverse_plainly(arrival, ack.size);
+        let sender = &mut self.several.senders[(ack.flow & super::SLOT_MASK) as usize];
+        // Packet by packet its arrival is scheduled now, or when the ACK before it arrives, if later.
+        let scheduled = self.now.max(sender.last_arrival);
+        sender.last_arrival = at;
+        sender.waiting.push_back(WaitingAck { at, scheduled, ack });
+        self.drain_sender(ack.flow & super::SLOT_MASK, None);
+    }
+
+    /// Flow `f`'s sender takes its waiting ACKs, each as of its arrival, while neither a reading (before
+    /// `read_horizon`, or by `until`, the end of a step) nor its own timer event would fire before that
+    /// arrival packet by packet (tie rule R: the one scheduled earlier first; a line arrival before a
+    /// timer scheduled at the same time). The data it sends enter its access link as of that arrival.
+    pub(super) fn drain_sender(&mut self, f: u32, until: Option<SimTime>) {
+        let fi = f as usize;
+        while let Some(&WaitingAck { at, scheduled, ack }) = self.several.senders[fi].waiting.front() {
+            if !(at < self.read_horizon || until.is_some_and(|t| at <= t)) {
+                break;
+            }
+            if let Some(timer) = self.flows[fi].sender_timer {
+                if timer < at || (timer == at && scheduled > self.several.senders[fi].timer_scheduled) {
+                    break;
+                }
+            }
+            self.several.senders[fi].waiting.pop_front();
+            self.events.work_as_of(at);
+            debug_assert!(self.out.is_empty());
+            self.flows[fi].sender.on_ack(at, &ack, &mut self.out);
+            if !self.out.is_empty() {
+                let first = self.routes.first_hop(f, Direction::Forward) as usize;
+                for i in 0..self.out.len() {
+                    let pkt = self.out[i];
+                    let reaches = self.links[first].traverse_plainly(at, pkt.size);
+                    self.put_on_line_or_hold(first, at, reaches, pkt);
+                }
+                self.out.clear();
+            }
+            self.arm_sender_timer(f);
+            self.events.work_now();
+        }
+        give_back(&mut self.several.senders[fi].waiting);
+    }
+
+    /// Every sender's waiting ACKs that are due (after a reading, or at a step's end `until`).
+    pub(super) fn drain_senders(&mut self, until: Option<SimTime>) {
+        for f in 0..self.several.senders.len() {
+            if !self.several.senders[f].waiting.is_empty() {
+                self.drain_sender(f as u32, until);
+            }
+        }
+    }
+
+    /// Whether some sender has an ACK arriving by `t` (the end of a step, whose reading follows it).
+    pub(super) fn senders_due_by(&self, t: SimTime) -> bool {
+        self.several.senders.iter().any(|s| s.waiting.front().is_some_and(|w| w.at <= t))
+    }
+
+    /// Whether flow `f`'s sender has ACKs waiting (its timer fired: they may go now).
+    #[inline(always)]
+    pub(super) fn sender_has_waiting(&self, f: u32) -> bool {
+        self.several.senders.get(f as usize).is_some_and(|s| !s.waiting.is_empty())
+    }
+
+    /// Turn the several-flow path off (`without_receiving_ahead`), before the run starts.
+    pub(super) fn without_several_ahead(&mut self) {
+        self.takers.iter_mut().for_each(|t| *t = Taker::Link);
+        self.several = SeveralAhead::default();
+    }
+}
