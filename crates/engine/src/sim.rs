@@ -9,6 +9,7 @@
 //! ```
 use std::collections::VecDeque;
 
+mod fifos;
 mod several_ahead;
 use several_ahead::{SeveralAhead, Taker};
 

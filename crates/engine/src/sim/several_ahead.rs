@@ -10,7 +10,7 @@
 //! - an ACK (or data packet) put on the first link's line as of a time after that line's last arrival
 //!   would have been scheduled, packet by packet, at its own entry: after the line's head event that
 //!   takes it. It waits (`held`) until the line is empty, then goes on as of its entry;
-//! - the sender's timer and the samples: an ACK waits in its flow's queue (`SenderAhead::waiting`) until
+//! - the sender's timer and the samples: an ACK waits in its flow's queue (`SeveralAhead::waiting`) until
 //!   no reading (`read_horizon`) and no timer event of its flow comes first, and is taken when it does.
 //!
 //! A lone flow has its own, older path (`Simulation::link_received_at_hand_off`, `acks_ahead`,
@@ -18,8 +18,7 @@
 //! flows or more without traffic sources. Both give the packet-by-packet results bit for bit
 //! (tests/receiving_ahead_fuzz.rs, 270 fingerprints with and without samples).
 
-use std::collections::VecDeque;
-
+use super::fifos::Fifos;
 use super::Simulation;
 use crate::net::packet::{Direction, Packet};
 use crate::time::{SimDuration, SimTime};
@@ -48,11 +47,10 @@ struct WaitingAck {
     ack: Packet,
 }
 
-/// A sender taking its ACKs ahead.
+/// A sender taking its ACKs ahead (its ACKs handed to its access link, in order, not yet taken, wait in
+/// `SeveralAhead::waiting`).
 #[derive(Default)]
 pub(super) struct SenderAhead {
-    /// ACKs handed to the sender's access link, in order, not yet taken.
-    waiting: VecDeque<WaitingAck>,
     /// The arrival of the last ACK handed off (the line's last arrival, packet by packet).
     last_arrival: SimTime,
     /// When the pending timer event was scheduled (its tie against an ACK due with it).
@@ -60,22 +58,18 @@ pub(super) struct SenderAhead {
 }
 
 /// State of the several-flow path; empty (and untouched) in runs that do not take it.
-#[derive(Default)]
 pub(super) struct SeveralAhead {
-    /// Per link, packets that wait for its line to empty (see the module comment); empty when no flow
+    /// Per link, packets that wait for its line to empty (see the module comment); no queue when no flow
     /// takes this path.
-    held: Vec<VecDeque<Ahead>>,
-    /// Per flow, when some sender takes its ACKs ahead.
+    held: Fifos<Ahead>,
+    /// Per flow, when some sender takes its ACKs ahead: its ACKs not yet taken, and its state.
+    waiting: Fifos<WaitingAck>,
     pub(super) senders: Vec<SenderAhead>,
 }
 
-/// A queue that emptied keeps at most this many entries' room: the per-flow and per-link queues hold a
-/// few packets each, a burst can leave thousands (memory proportional to what is in flight).
-const KEPT_ROOM: usize = 64;
-
-fn give_back<T>(queue: &mut VecDeque<T>) {
-    if queue.is_empty() && queue.capacity() > KEPT_ROOM {
-        queue.shrink_to(KEPT_ROOM);
+impl Default for SeveralAhead {
+    fn default() -> Self {
+        Self { held: Fifos::new(0), waiting: Fifos::new(0), senders: Vec::new() }
     }
 }
 
@@ -83,7 +77,7 @@ impl SeveralAhead {
     /// Whether the run takes no packet on this path (then no link holds packets).
     #[inline(always)]
     pub(super) fn is_off(&self) -> bool {
-        self.held.is_empty()
+        self.held.queues() == 0
     }
 }
 
@@ -118,8 +112,9 @@ impl Simulation {
         for &l in &senders {
             self.takers[l] = Taker::Sender;
         }
-        self.several.held = (0..self.links.len()).map(|_| VecDeque::new()).collect();
+        self.several.held = Fifos::new(self.links.len());
         if !senders.is_empty() {
+            self.several.waiting = Fifos::new(self.flows.len());
             self.several.senders = (0..self.flows.len()).map(|_| SenderAhead::default()).collect();
         }
     }
@@ -186,9 +181,8 @@ impl Simulation {
     /// the link's line, unless it must wait for the line to empty (module comment): packet by packet its
     /// event would be scheduled at its entry, which comes after the line's last arrival.
     pub(super) fn put_on_line_or_hold(&mut self, link: usize, entered: SimTime, reaches: SimTime, pkt: Packet) {
-        let held = &self.several.held[link];
-        if !held.is_empty() || self.links[link].line_tail_arrival().is_some_and(|t| t < entered) {
-            self.several.held[link].push_back((entered, reaches, pkt));
+        if !self.several.held.is_empty(link) || self.links[link].line_tail_arrival().is_some_and(|t| t < entered) {
+            self.several.held.push_back(link, (entered, reaches, pkt));
         } else {
             self.links[link].put_on_line(reaches, pkt, &mut self.events, &mut self.lines);
         }
@@ -198,22 +192,21 @@ impl Simulation {
     /// line's last arrival is no earlier than the next one's entry.
     #[inline(never)]
     pub(super) fn release_held(&mut self, link: usize) {
-        while let Some(&(entered, reaches, pkt)) = self.several.held[link].front() {
+        while let Some(&(entered, reaches, pkt)) = self.several.held.front(link) {
             if self.links[link].line_tail_arrival().is_some_and(|t| t < entered) {
                 break;
             }
-            self.several.held[link].pop_front();
+            self.several.held.pop_front(link);
             self.events.work_as_of(entered);
             self.links[link].put_on_line(reaches, pkt, &mut self.events, &mut self.lines);
             self.events.work_now();
         }
-        give_back(&mut self.several.held[link]);
     }
 
     /// Whether link `l` holds packets and its line is empty (checked as a line's head arrives).
     #[inline(always)]
     pub(super) fn holds_for_empty_line(&self, l: usize) -> bool {
-        self.several.held.get(l).is_some_and(|h| !h.is_empty()) && self.links[l].line_is_empty()
+        l < self.several.held.queues() && !self.several.held.is_empty(l) && self.links[l].line_is_empty()
     }
 
     /// `ack` enters its sender's access link `link` at `arrival` (now); it reaches the sender at a time
@@ -222,12 +215,13 @@ impl Simulation {
     #[inline(never)]
     pub(super) fn send_at_hand_off(&mut self, link: usize, arrival: SimTime, ack: Packet) {
         let at = self.links[link].traverse_plainly(arrival, ack.size);
-        let sender = &mut self.several.senders[(ack.flow & super::SLOT_MASK) as usize];
+        let f = ack.flow & super::SLOT_MASK;
+        let sender = &mut self.several.senders[f as usize];
         // Packet by packet its arrival is scheduled now, or when the ACK before it arrives, if later.
         let scheduled = self.now.max(sender.last_arrival);
         sender.last_arrival = at;
-        sender.waiting.push_back(WaitingAck { at, scheduled, ack });
-        self.drain_sender(ack.flow & super::SLOT_MASK, None);
+        self.several.waiting.push_back(f as usize, WaitingAck { at, scheduled, ack });
+        self.drain_sender(f, None);
     }
 
     /// Flow `f`'s sender takes its waiting ACKs, each as of its arrival, while neither a reading (before
@@ -236,7 +230,7 @@ impl Simulation {
     /// timer scheduled at the same time). The data it sends enter its access link as of that arrival.
     pub(super) fn drain_sender(&mut self, f: u32, until: Option<SimTime>) {
         let fi = f as usize;
-        while let Some(&WaitingAck { at, scheduled, ack }) = self.several.senders[fi].waiting.front() {
+        while let Some(&WaitingAck { at, scheduled, ack }) = self.several.waiting.front(fi) {
             if !(at < self.read_horizon || until.is_some_and(|t| at <= t)) {
                 break;
             }
@@ -245,7 +239,7 @@ impl Simulation {
                     break;
                 }
             }
-            self.several.senders[fi].waiting.pop_front();
+            self.several.waiting.pop_front(fi);
             self.events.work_as_of(at);
             debug_assert!(self.out.is_empty());
             self.flows[fi].sender.on_ack(at, &ack, &mut self.out);
@@ -261,13 +255,12 @@ impl Simulation {
             self.arm_sender_timer(f);
             self.events.work_now();
         }
-        give_back(&mut self.several.senders[fi].waiting);
     }
 
     /// Every sender's waiting ACKs that are due (after a reading, or at a step's end `until`).
     pub(super) fn drain_senders(&mut self, until: Option<SimTime>) {
-        for f in 0..self.several.senders.len() {
-            if !self.several.senders[f].waiting.is_empty() {
+        for f in 0..self.several.waiting.queues() {
+            if !self.several.waiting.is_empty(f) {
                 self.drain_sender(f as u32, until);
             }
         }
@@ -275,13 +268,13 @@ impl Simulation {
 
     /// Whether some sender has an ACK arriving by `t` (the end of a step, whose reading follows it).
     pub(super) fn senders_due_by(&self, t: SimTime) -> bool {
-        self.several.senders.iter().any(|s| s.waiting.front().is_some_and(|w| w.at <= t))
+        (0..self.several.waiting.queues()).any(|f| self.several.waiting.front(f).is_some_and(|w| w.at <= t))
     }
 
     /// Whether flow `f`'s sender has ACKs waiting (its timer fired: they may go now).
     #[inline(always)]
     pub(super) fn sender_has_waiting(&self, f: u32) -> bool {
-        self.several.senders.get(f as usize).is_some_and(|s| !s.waiting.is_empty())
+        (f as usize) < self.several.waiting.queues() && !self.several.waiting.is_empty(f as usize)
     }
 
     /// Turn the several-flow path off (`without_receiving_ahead`), before the run starts.
