@@ -100,6 +100,18 @@ fn several_flows_read_the_same_with_both_endpoints_ahead_and_fewer_events() {
     }
 }
 
+#[test]
+fn an_ack_due_with_a_sample_and_scheduled_before_it_is_taken_first() {
+    // Six flows sampled every millisecond (the several-flow fuzz's case 898, seed 13). At 445 ms an ACK
+    // of flow 4 reaches its sender exactly as a sample is due; its arrival was scheduled at 443.6 ms, when
+    // the ACK before it arrived, before the sample was (at 444 ms), so packet by packet it fires first and
+    // the sample reads its RTT. Held back for the sample, the sender read 40.1 ms where 41.0 was due
+    // (`several_ahead::ack_precedes_sample`).
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ahead/ack_due_with_a_sample.json")).unwrap();
+    let (ahead, by_packet) = compare_in_steps(&text, 100);
+    assert!(ahead < by_packet, "{ahead} events ahead against {by_packet}");
+}
+
 /// One NewReno flow on a dumbbell of round numbers, so that packets reach the receiver and ACKs the end
 /// of the receiver's access link back exactly at sample times: 1500-byte packets take 1 ms on the
 /// 12 Mbit/s bottleneck and 100 us on the 120 Mbit/s access links, 60-byte ACKs 4 us. `run_ms` long,

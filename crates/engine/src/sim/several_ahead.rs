@@ -147,8 +147,8 @@ impl Simulation {
     /// and the data route's first plain, unbounded, the flow's own and not handing off, the link before
     /// it handing off, for flows that neither stop nor end (a sender that completes retires, which the
     /// waiting ACKs would have to follow), with samples further apart than the ACK's way over the access
-    /// link (packet by packet an ACK's arrival is scheduled at most that long before it, so a sample due
-    /// with it was scheduled first, and reads before it here too).
+    /// link (then an ACK taken ahead never has to be taken between a sample's scheduling and its firing;
+    /// one due with a sample is ordered against it by `ack_precedes_sample`).
     fn links_sent_ahead(&self) -> Vec<usize> {
         let users = self.link_users();
         let own_plain_link = |l: u32| {
@@ -231,7 +231,7 @@ impl Simulation {
     pub(super) fn drain_sender(&mut self, f: u32, until: Option<SimTime>) {
         let fi = f as usize;
         while let Some(&WaitingAck { at, scheduled, ack }) = self.several.waiting.front(fi) {
-            if !(at < self.read_horizon || until.is_some_and(|t| at <= t)) {
+            if !(at < self.read_horizon || until.is_some_and(|t| at <= t) || self.ack_precedes_sample(at, scheduled)) {
                 break;
             }
             if let Some(timer) = self.flows[fi].sender_timer {
@@ -255,6 +255,23 @@ impl Simulation {
             self.arm_sender_timer(f);
             self.events.work_now();
         }
+    }
+
+    /// Whether an ACK arriving at `at` with a sample fires before that sample packet by packet: its arrival
+    /// was scheduled (`scheduled`: at the reverse bottleneck's hand-off, or when the ACK before it arrived)
+    /// no later than the sample, which was scheduled one interval before it when the sample before fired
+    /// (scheduled at the same time, a line arrival's kind comes first; tie rule R). Only if that sample is
+    /// the next reading (no step ends before it), and not if the measurement starts then too: its
+    /// snapshot comes first, and the ACK goes once it is taken. The hand-off can come
+    /// long before the ACK's arrival (the reverse bottleneck's queue and delay), so samples further apart
+    /// than the access link's way do not settle it (a random case of tests/receiving_ahead_fuzz.rs).
+    fn ack_precedes_sample(&self, at: SimTime, scheduled: SimTime) -> bool {
+        let interval = self.sample_interval.0;
+        self.next_sample == Some(at)
+            && self.read_horizon == at
+            && at.0 >= interval
+            && scheduled.0 <= at.0 - interval
+            && !(self.snapshot.is_none() && self.measure_from == at)
     }
 
     /// Every sender's waiting ACKs that are due (after a reading, or at a step's end `until`).
