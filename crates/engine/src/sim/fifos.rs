@@ -1,9 +1,9 @@
 //! Many first-in-first-out queues in one slab: each queue a linked list of slots, freed slots reused by
-//! any queue. For the several-flow path's queues (`several_ahead.rs`), one per link or per flow, most of
-//! them nearly empty most of the time and a few briefly long: one `VecDeque` each kept each one's largest
-//! burst (or, given back, fragmented the heap), and the run's peak memory crept up with simulated time
-//! (docs/benchmarks.md, run 30). Here memory is the largest number of entries waiting at once, over all
-//! queues: what is in flight ahead of now.
+//! any queue. For the packets the several-flow path holds per link (`several_ahead.rs`): thousands of
+//! queues, most nearly empty most of the time and a few briefly long. One `VecDeque` each kept each one's
+//! largest burst (or, given back, fragmented the heap), and a 1000-flow run's peak memory crept up with
+//! simulated time (docs/benchmarks.md, run 30). Here memory is the largest number of packets held at once
+//! over all links: what is in flight ahead of now.
 
 const NONE: u32 = u32::MAX;
 
