@@ -76,14 +76,13 @@ fn config(d: &mut Draw, case: u64) -> Value {
     })
 }
 
-#[test]
-fn random_lone_flows_read_the_same_both_ways() {
-    let mut d = Draw(env("CCLAB_AHEAD_SEED", 20261125) | 1);
-    let cases = env("CCLAB_AHEAD_CASES", 100);
+/// Run `cases` scenarios from `make` both ways, each read at every step (one of `steps`, drawn per case);
+/// returns how many took a path ahead (fewer events).
+fn run_cases(d: &mut Draw, cases: u64, make: fn(&mut Draw, u64) -> Value, steps: &[u64], what: &str) -> u64 {
     let mut taken = 0;
     for case in 0..cases {
-        let cfg = config(&mut d, case);
-        let step = d.pick(&[999_999u64, 7 * MS, 100 * MS, 1_500 * MS]);
+        let cfg = make(d, case);
+        let step = d.pick(steps);
         let text = cfg.to_string();
         let (mut ahead, mut by_packet) = ahead::both_ways(&text);
         let mut t = 0;
@@ -91,10 +90,18 @@ fn random_lone_flows_read_the_same_both_ways() {
             t += step;
             ahead.run_until(SimTime(t)).unwrap();
             by_packet.run_until(SimTime(t)).unwrap();
-            ahead::assert_same(&ahead, &by_packet, &format!("case {case} at {t} ns: {text}"));
+            ahead::assert_same(&ahead, &by_packet, &format!("{what}case {case} at {t} ns: {text}"));
         }
         taken += (ahead.events_processed() < by_packet.events_processed()) as u64;
     }
+    taken
+}
+
+#[test]
+fn random_lone_flows_read_the_same_both_ways() {
+    let mut d = Draw(env("CCLAB_AHEAD_SEED", 20261125) | 1);
+    let cases = env("CCLAB_AHEAD_CASES", 100);
+    let taken = run_cases(&mut d, cases, config, &[999_999, 7 * MS, 100 * MS, 1_500 * MS], "");
     // Most cases qualify (one flow, plain access links); those sampled too often or lossy ones keep the path.
     assert!(taken * 2 > cases, "only {taken} of {cases} took the path");
 }
@@ -217,20 +224,6 @@ fn several_config(d: &mut Draw, case: u64) -> Value {
 fn random_runs_of_several_flows_read_the_same_both_ways() {
     let mut d = Draw(env("CCLAB_AHEAD_SEED", 20261125).wrapping_mul(5) | 1);
     let cases = env("CCLAB_AHEAD_SEVERAL_CASES", 40);
-    let mut taken = 0;
-    for case in 0..cases {
-        let cfg = several_config(&mut d, case);
-        let step = d.pick(&[999_999u64, 7 * MS, 100 * MS, 2_000 * MS]);
-        let text = cfg.to_string();
-        let (mut ahead, mut by_packet) = ahead::both_ways(&text);
-        let mut t = 0;
-        while !ahead.is_done() {
-            t += step;
-            ahead.run_until(SimTime(t)).unwrap();
-            by_packet.run_until(SimTime(t)).unwrap();
-            ahead::assert_same(&ahead, &by_packet, &format!("several, case {case} at {t} ns: {text}"));
-        }
-        taken += (ahead.events_processed() < by_packet.events_processed()) as u64;
-    }
+    let taken = run_cases(&mut d, cases, several_config, &[999_999, 7 * MS, 100 * MS, 2_000 * MS], "several, ");
     assert!(taken * 3 > cases, "only {taken} of {cases} took a path ahead");
 }
