@@ -4,6 +4,8 @@ import json
 import os
 import shutil
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -273,6 +275,34 @@ def test_killing_a_local_worker_loses_nothing(tmp_path_factory, tmp_path):
     assert killed and (report.done, report.failed) == (RUNS, 0)
     assert report.retried >= 1  # the runs the dead worker's pool held were handed out again
     assert_store_is_clean(tmp_path / "store", RUNS)
+
+
+# A worker stopped half way through writing its result, made exact: the first bytes of a 1-MB message
+# written into the pool's result pipe, which its manager thread then waits to read in full. Stopping the
+# pool (Ctrl-C's close) must still let that thread end, or Python's exit waits for it forever: a sweep
+# printed "interrupted" and hung (tests/test_sweep_crash.py, once in about 15 runs). In a child process,
+# so that a regression fails here instead of hanging the test run at its exit.
+HALF_WRITTEN_RESULT = """
+import os, struct, sys, time
+from cclab.executors import LocalPool
+pool = LocalPool(1)
+assert pool.outcome(pool.submit({}))["status"] == "failed"   # no config: a quick failed run starts the pool
+manager = pool._pool._executor_manager_thread
+os.write(pool._pool._result_queue._writer.fileno(), struct.pack("!i", 1 << 20) + bytes(16))
+time.sleep(0.5)   # the manager thread reads the length, then waits for the rest
+pool.close(cancel=True)
+manager.join(timeout=20)
+print("ended" if not manager.is_alive() else "still waiting", flush=True)
+os._exit(0)   # a thread still waiting would hold up a normal exit
+"""
+
+
+def test_stopping_the_pool_ends_its_manager_thread_under_a_half_written_result():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO / "python"), os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-c", HALF_WRITTEN_RESULT], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ended", done.stderr
 
 
 # --- the command line ------------------------------------------------------------------------------
