@@ -532,33 +532,15 @@ impl Simulation {
     /// packet-by-packet path's (docs/benchmarks.md, run 30).
     ///
     /// With it, whether each packet's receipt must say where its arrival falls against a sample due
-    /// with it (`samples_follow_acks` admits the flow, `samples_precede_hand_offs` does not).
+    /// with it (`samples_follow_acks` admits the flow, `samples_precede_hand_offs` does not). The
+    /// conditions on the links are `receiver_links_ahead`'s, shared with runs of several flows.
     fn link_received_at_hand_off(&self) -> Option<(usize, bool)> {
         if !self.sources.is_empty() || self.flows.len() != 1 {
             return None;
         }
-        let mut users = vec![0u32; self.links.len()];
-        for f in 0..self.flows.len() as u32 {
-            for dir in [Direction::Forward, Direction::Reverse] {
-                for &l in self.routes.path(f, dir) {
-                    users[l as usize] += 1;
-                }
-            }
-        }
-        let own_plain_link = |l: u32| users[l as usize] == 1 && self.links[l as usize].is_plain_unbounded();
-        let flow_cfg = &self.cfg.flows[0];
-        let [.., before, last] = *self.routes.path(0, Direction::Forward) else { return None };
-        let &ack_first = self.routes.path(0, Direction::Reverse).first()?;
-        let eligible = !flow_cfg.delayed_ack
-            && self.links[before as usize].hands_off()
-            && own_plain_link(last)
-            && own_plain_link(ack_first)
-            // The queue series samples the bottleneck's bytes, which ACKs entering ahead of time
-            // would count early; `topology.bottleneck` may name the link back.
-            && ack_first as usize != self.bottleneck;
-        if !eligible {
-            None
-        } else if self.samples_precede_hand_offs(before, last, ack_first, users[before as usize] == 1) {
+        let users = self.link_users();
+        let (before, last, ack_first) = self.receiver_links_ahead(0, &users)?;
+        if self.samples_precede_hand_offs(before, last, ack_first, users[before as usize] == 1) {
             Some((last as usize, false))
         } else {
             self.samples_follow_acks(0, before, last, ack_first).then_some((last as usize, true))

@@ -60,6 +60,10 @@ pub(super) struct SenderAhead {
     last_arrival: SimTime,
     /// When the pending timer event was scheduled (its tie against an ACK due with it).
     pub(super) timer_scheduled: SimTime,
+    /// The most ACKs that waited at once since `waiting` last emptied, and in the burst before
+    /// (`SenderAhead::give_back`).
+    high: usize,
+    last_burst: usize,
 }
 
 /// State of the several-flow path; empty (and untouched) in runs that do not take it.
@@ -77,15 +81,34 @@ impl Default for SeveralAhead {
     }
 }
 
-/// A deque keeps this much room however few it holds.
+/// A queue that fills again takes room for at least this many ACKs at once.
 const KEPT_ROOM: usize = 16;
 
-/// Give room back once a deque holds less than a quarter of it (down to twice what it holds), so its
-/// memory follows what waits now, not the largest burst of the run. Amortised O(1).
-#[inline(always)]
-fn give_back<T>(queue: &mut VecDeque<T>) {
-    if queue.capacity() > KEPT_ROOM && queue.len() * 4 < queue.capacity() {
-        queue.shrink_to((queue.len() * 2).max(KEPT_ROOM));
+impl SenderAhead {
+    /// An ACK that cannot be taken yet waits behind the others. A queue without room takes, at once, room
+    /// for as many as waited in the last burst.
+    #[inline(always)]
+    fn wait(&mut self, ack: WaitingAck) {
+        if self.waiting.capacity() == 0 {
+            self.waiting.reserve(self.last_burst.max(KEPT_ROOM));
+        }
+        self.waiting.push_back(ack);
+        self.high = self.high.max(self.waiting.len());
+    }
+
+    /// Once the queue has emptied, give all its room back, and remember how much the burst just taken
+    /// needed. ACKs wait in bursts that recur at every sample (up to the reverse path's delay of them):
+    /// growing room by doubling through a burst and giving it back by halves as it drained cost 3-4 % of
+    /// a 1000-flow run in reallocations and copies (docs/benchmarks.md, run 31); one allocation of the
+    /// last burst's size and one release cost a fraction of that. Keeping the room instead cost up to 20 %
+    /// more peak memory: the room sat idle while the access lines filled after each sample.
+    #[inline(always)]
+    fn give_back(&mut self) {
+        if self.waiting.is_empty() && self.high > 0 {
+            self.last_burst = self.high;
+            self.high = 0;
+            self.waiting = VecDeque::new();
+        }
     }
 }
 
@@ -99,7 +122,7 @@ impl SeveralAhead {
 
 impl Simulation {
     /// How many of the flows' routes pass each link.
-    fn link_users(&self) -> Vec<u32> {
+    pub(super) fn link_users(&self) -> Vec<u32> {
         let mut users = vec![0u32; self.links.len()];
         for f in 0..self.flows.len() as u32 {
             for dir in [Direction::Forward, Direction::Reverse] {
@@ -134,28 +157,36 @@ impl Simulation {
         }
     }
 
-    /// The receivers' access links whose packets the receiver takes at the hand-off: as a lone flow's
-    /// (`link_received_at_hand_off`: no delayed ACKs, the link and the first link back plain, unbounded
-    /// and the flow's own, fed by a hand-off link, not the link the queue series samples), with samples
-    /// scheduled before any hand-off whose arrivals fall on their time (`samples_precede_hand_offs`).
+    /// Flow `f`'s receiver's access link, the link before it and the first link back, if the receiver may
+    /// take its packets at the hand-off as far as the links go: no delayed ACKs, the link and the first
+    /// link back plain, unbounded and the flow's own (`users`, from `link_users`), fed by a hand-off link,
+    /// and the link back not the one the queue series samples (it samples the bottleneck's bytes, which
+    /// ACKs entering ahead of time would count early; `topology.bottleneck` may name the link back). The
+    /// samples' order decides the rest, differently for a lone flow (`link_received_at_hand_off`) and for
+    /// several (`links_received_ahead`).
+    pub(super) fn receiver_links_ahead(&self, f: u32, users: &[u32]) -> Option<(u32, u32, u32)> {
+        let own_plain_link = |l: u32| users[l as usize] == 1 && self.links[l as usize].is_plain_unbounded();
+        let [.., before, last] = *self.routes.path(f, Direction::Forward) else { return None };
+        let &ack_first = self.routes.path(f, Direction::Reverse).first()?;
+        let eligible = !self.cfg.flows[f as usize].delayed_ack
+            && self.links[before as usize].hands_off()
+            && own_plain_link(last)
+            && own_plain_link(ack_first)
+            && ack_first as usize != self.bottleneck;
+        eligible.then_some((before, last, ack_first))
+    }
+
+    /// The receivers' access links whose packets the receiver takes at the hand-off: those of
+    /// `receiver_links_ahead`, with samples scheduled before any hand-off whose arrivals fall on their time
+    /// (`samples_precede_hand_offs`).
     fn links_received_ahead(&self) -> Vec<usize> {
         let users = self.link_users();
-        let own_plain_link = |l: u32| users[l as usize] == 1 && self.links[l as usize].is_plain_unbounded();
-        let mut out = vec![];
-        for f in 0..self.flows.len() as u32 {
-            let [.., before, last] = *self.routes.path(f, Direction::Forward) else { continue };
-            let Some(&ack_first) = self.routes.path(f, Direction::Reverse).first() else { continue };
-            let eligible = !self.cfg.flows[f as usize].delayed_ack
-                && self.links[before as usize].hands_off()
-                && own_plain_link(last)
-                && own_plain_link(ack_first)
-                && ack_first as usize != self.bottleneck
-                && self.samples_precede_hand_offs(before, last, ack_first, false);
-            if eligible {
-                out.push(last as usize);
-            }
-        }
-        out
+        (0..self.flows.len() as u32)
+            .filter_map(|f| {
+                let (before, last, ack_first) = self.receiver_links_ahead(f, &users)?;
+                self.samples_precede_hand_offs(before, last, ack_first, false).then_some(last as usize)
+            })
+            .collect()
     }
 
     /// The senders' access links whose ACKs the sender takes at the hand-off: the ACK route's last link
@@ -225,8 +256,8 @@ impl Simulation {
     }
 
     /// `ack` enters its sender's access link `link` at `arrival` (now); it reaches the sender at a time
-    /// known now, and waits in the flow's queue until nothing that comes first packet by packet is left
-    /// (`drain_sender`).
+    /// known now, and is taken at once if nothing that comes first packet by packet is left, else waits in
+    /// the flow's queue (`drain_sender`).
     #[inline(never)]
     pub(super) fn send_at_hand_off(&mut self, link: usize, arrival: SimTime, ack: Packet) {
         let at = self.links[link].traverse_plainly(arrival, ack.size);
@@ -235,42 +266,63 @@ impl Simulation {
         // Packet by packet its arrival is scheduled now, or when the ACK before it arrives, if later.
         let scheduled = self.now.max(sender.last_arrival);
         sender.last_arrival = at;
-        sender.waiting.push_back(WaitingAck { at, scheduled, ack });
-        self.drain_sender(f, None);
+        // Most ACKs find no ACK waiting before them and nothing due first: taken here, without a push
+        // and a pop through the flow's queue (docs/benchmarks.md, run 31).
+        if sender.waiting.is_empty() && self.sender_may_take(f, at, scheduled, None) {
+            self.sender_takes(f, at, &ack);
+        } else {
+            self.several.senders[f as usize].wait(WaitingAck { at, scheduled, ack });
+            self.drain_sender(f, None);
+        }
     }
 
-    /// Flow `f`'s sender takes its waiting ACKs, each as of its arrival, while neither a reading (before
-    /// `read_horizon`, or by `until`, the end of a step) nor its own timer event would fire before that
-    /// arrival packet by packet (tie rule R: the one scheduled earlier first; a line arrival before a
-    /// timer scheduled at the same time). The data it sends enter its access link as of that arrival.
+    /// Flow `f`'s sender takes its waiting ACKs in order while `sender_may_take` allows.
     pub(super) fn drain_sender(&mut self, f: u32, until: Option<SimTime>) {
         let fi = f as usize;
         while let Some(&WaitingAck { at, scheduled, ack }) = self.several.senders[fi].waiting.front() {
-            if !(at < self.read_horizon || until.is_some_and(|t| at <= t) || self.ack_precedes_sample(at, scheduled)) {
+            if !self.sender_may_take(f, at, scheduled, until) {
                 break;
             }
-            if let Some(timer) = self.flows[fi].sender_timer {
-                if timer < at || (timer == at && scheduled > self.several.senders[fi].timer_scheduled) {
-                    break;
-                }
-            }
             self.several.senders[fi].waiting.pop_front();
-            self.events.work_as_of(at);
-            debug_assert!(self.out.is_empty());
-            self.flows[fi].sender.on_ack(at, &ack, &mut self.out);
-            if !self.out.is_empty() {
-                let first = self.routes.first_hop(f, Direction::Forward) as usize;
-                for i in 0..self.out.len() {
-                    let pkt = self.out[i];
-                    let reaches = self.links[first].traverse_plainly(at, pkt.size);
-                    self.put_on_line_or_hold(first, at, reaches, pkt);
-                }
-                self.out.clear();
-            }
-            self.arm_sender_timer(f);
-            self.events.work_now();
+            self.sender_takes(f, at, &ack);
         }
-        give_back(&mut self.several.senders[fi].waiting);
+        self.several.senders[fi].give_back();
+    }
+
+    /// Whether flow `f`'s sender may take its next ACK, arriving at `at` (its arrival scheduled at
+    /// `scheduled` packet by packet), now: neither a reading (before `read_horizon`, or by `until`, the
+    /// end of a step) nor its own timer event fires before that arrival packet by packet (tie rule R: the
+    /// one scheduled earlier first; a line arrival before a timer scheduled at the same time).
+    #[inline(always)]
+    fn sender_may_take(&self, f: u32, at: SimTime, scheduled: SimTime, until: Option<SimTime>) -> bool {
+        if !(at < self.read_horizon || until.is_some_and(|t| at <= t) || self.ack_precedes_sample(at, scheduled)) {
+            return false;
+        }
+        match self.flows[f as usize].sender_timer {
+            Some(timer) => !(timer < at || (timer == at && scheduled > self.several.senders[f as usize].timer_scheduled)),
+            None => true,
+        }
+    }
+
+    /// Flow `f`'s sender takes `ack` as of its arrival `at`; the data it sends enter its access link as of
+    /// that arrival.
+    #[inline(always)]
+    fn sender_takes(&mut self, f: u32, at: SimTime, ack: &Packet) {
+        let fi = f as usize;
+        self.events.work_as_of(at);
+        debug_assert!(self.out.is_empty());
+        self.flows[fi].sender.on_ack(at, ack, &mut self.out);
+        if !self.out.is_empty() {
+            let first = self.routes.first_hop(f, Direction::Forward) as usize;
+            for i in 0..self.out.len() {
+                let pkt = self.out[i];
+                let reaches = self.links[first].traverse_plainly(at, pkt.size);
+                self.put_on_line_or_hold(first, at, reaches, pkt);
+            }
+            self.out.clear();
+        }
+        self.arm_sender_timer(f);
+        self.events.work_now();
     }
 
     /// Whether an ACK arriving at `at` with a sample fires before that sample packet by packet: its arrival
