@@ -1157,7 +1157,11 @@ impl Simulation {
     /// A transfer's last segment was acknowledged: record it in its group, and give a traffic source's
     /// connection slot back (its state stays until the slot is reused; nothing it sends is asked for).
     fn complete(&mut self, f: u32) {
-        let now = self.now;
+        self.complete_at(f, self.now);
+    }
+
+    /// `complete` as of `now`: the ACK that ends the transfer taken ahead of its arrival (`sim/several_ahead.rs`).
+    pub(super) fn complete_at(&mut self, f: u32, now: SimTime) {
         let payload = self.cfg.payload_size();
         let flow = &mut self.flows[f as usize];
         flow.life.completed_at = Some(now);

@@ -191,10 +191,12 @@ impl Simulation {
 
     /// The senders' access links whose ACKs the sender takes at the hand-off: the ACK route's last link
     /// and the data route's first plain, unbounded, the flow's own and not handing off, the link before
-    /// it handing off, for flows that neither stop nor end (a sender that completes retires, which the
-    /// waiting ACKs would have to follow), with samples further apart than the ACK's way over the access
-    /// link (then an ACK taken ahead never has to be taken between a sample's scheduling and its firing;
-    /// one due with a sample is ordered against it by `ack_precedes_sample`).
+    /// it handing off, with samples further apart than the ACK's way over the access link (then an ACK
+    /// taken ahead never has to be taken between a sample's scheduling and its firing; one due with a
+    /// sample is ordered against it by `ack_precedes_sample`). Flows that stop or end take it too: the
+    /// sender reads its stop against the ACK's arrival, and a transfer ends as of the arrival of the ACK
+    /// that completes it (`sender_takes`); only a traffic source's connection retires, and runs with
+    /// sources take none of this path.
     fn links_sent_ahead(&self) -> Vec<usize> {
         let users = self.link_users();
         let own_plain_link = |l: u32| {
@@ -203,9 +205,6 @@ impl Simulation {
         };
         let mut out = vec![];
         for f in 0..self.flows.len() as u32 {
-            if self.flows[f as usize].life.segments.is_some() || self.cfg.flows[f as usize].stop_ns.is_some() {
-                continue;
-            }
             let [.., before, last] = *self.routes.path(f, Direction::Reverse) else { continue };
             let Some(&data_first) = self.routes.path(f, Direction::Forward).first() else { continue };
             let k = &self.links[last as usize];
@@ -311,7 +310,15 @@ impl Simulation {
         let fi = f as usize;
         self.events.work_as_of(at);
         debug_assert!(self.out.is_empty());
-        self.flows[fi].sender.on_ack(at, ack, &mut self.out);
+        let flow = &mut self.flows[fi];
+        flow.sender.on_ack(at, ack, &mut self.out);
+        // A finite transfer ends when its last segment is cumulatively acknowledged, as packet by packet
+        // (`Simulation::forward`); a flow of this path has no traffic source, so it never retires.
+        if let Some(n) = flow.life.segments {
+            if flow.life.completed_at.is_none() && flow.sender.snd_una() >= n {
+                self.complete_at(f, at);
+            }
+        }
         if !self.out.is_empty() {
             let first = self.routes.first_hop(f, Direction::Forward) as usize;
             for i in 0..self.out.len() {
