@@ -97,6 +97,13 @@ impl Flow {
     fn receiver_counts(&self, now: SimTime, reading: Reading) -> (u64, u64) {
         self.early.as_of(now, reading, (self.receiver.delivered(), self.receiver.received()))
     }
+
+    /// Whether the ACK its sender just took ended a finite transfer: the last segment is cumulatively
+    /// acknowledged and the end not yet recorded (`Simulation::complete`).
+    #[inline(always)]
+    fn transfer_just_completed(&self) -> bool {
+        self.life.segments.is_some_and(|n| self.life.completed_at.is_none() && self.sender.snd_una() >= n)
+    }
 }
 
 /// Where a flow slot's route in one direction lies in `Routes::links`, and its first link: read at every
@@ -873,13 +880,10 @@ impl Simulation {
             }
             Direction::Reverse => {
                 flow.sender.on_ack(self.now, &pkt, &mut self.out);
-                // A finite transfer ends when its last segment is cumulatively acknowledged.
-                if let Some(n) = flow.life.segments {
-                    if flow.life.completed_at.is_none() && flow.sender.snd_una() >= n {
-                        self.complete(f);
-                        if self.flows[f as usize].retired {
-                            return;
-                        }
+                if flow.transfer_just_completed() {
+                    self.complete(f);
+                    if self.flows[f as usize].retired {
+                        return;
                     }
                 }
                 self.inject(f, Direction::Forward);

@@ -291,16 +291,48 @@ impl Simulation {
     /// Whether flow `f`'s sender may take its next ACK, arriving at `at` (its arrival scheduled at
     /// `scheduled` packet by packet), now: neither a reading (before `read_horizon`, or by `until`, the
     /// end of a step) nor its own timer event fires before that arrival packet by packet (tie rule R: the
-    /// one scheduled earlier first; a line arrival before a timer scheduled at the same time).
+    /// one scheduled earlier first; a line arrival before a timer scheduled at the same time). A timer
+    /// event that would find nothing due is fired here first (`fire_idle_timer_ahead`).
     #[inline(always)]
-    fn sender_may_take(&self, f: u32, at: SimTime, scheduled: SimTime, until: Option<SimTime>) -> bool {
+    fn sender_may_take(&mut self, f: u32, at: SimTime, scheduled: SimTime, until: Option<SimTime>) -> bool {
         if !(at < self.read_horizon || until.is_some_and(|t| at <= t) || self.ack_precedes_sample(at, scheduled)) {
             return false;
         }
-        match self.flows[f as usize].sender_timer {
-            Some(timer) => !(timer < at || (timer == at && scheduled > self.several.senders[f as usize].timer_scheduled)),
-            None => true,
+        while let Some(timer) = self.flows[f as usize].sender_timer {
+            let first = timer < at || (timer == at && scheduled > self.several.senders[f as usize].timer_scheduled);
+            if !first {
+                return true;
+            }
+            if !self.fire_idle_timer_ahead(f, timer) {
+                return false;
+            }
         }
+        true
+    }
+
+    /// Flow `f`'s timer event, due at `timer` before the sender's next ACK, when it would find nothing to
+    /// do: fire it now, as of `timer`, and return true; else (a timeout or pacing is due then) false.
+    ///
+    /// Timers are lazy (`Simulation::arm_sender_timer`): the event stays at the deadline it was set for
+    /// while every ACK moves the deadline later, so with ACKs taken up to a bottleneck's delay ahead
+    /// about a third of them found such an event before their arrival and waited in the flow's queue
+    /// until it fired (docs/benchmarks.md, run 32). Every ACK before it has been taken, so the sender is
+    /// as it will be then; a deadline (retransmission or pacing) after `timer` means that packet by packet
+    /// the event only re-arms the timer at that deadline, scheduled at `timer`. That is done here, with the
+    /// same key (`EventQueue::work_as_of`), and the event in the heap, no longer `sender_timer`, fires as a
+    /// superseded one: the same events, in the same order.
+    #[inline(never)]
+    fn fire_idle_timer_ahead(&mut self, f: u32, timer: SimTime) -> bool {
+        let flow = &mut self.flows[f as usize];
+        if flow.sender.timer_deadline().is_some_and(|d| d <= timer) {
+            return false;
+        }
+        flow.sender_timer = None;
+        debug_assert!(self.events.as_of().is_none());
+        self.events.work_as_of(timer);
+        self.arm_sender_timer(f);
+        self.events.work_now();
+        true
     }
 
     /// Flow `f`'s sender takes `ack` as of its arrival `at`; the data it sends enter its access link as of
@@ -312,12 +344,10 @@ impl Simulation {
         debug_assert!(self.out.is_empty());
         let flow = &mut self.flows[fi];
         flow.sender.on_ack(at, ack, &mut self.out);
-        // A finite transfer ends when its last segment is cumulatively acknowledged, as packet by packet
-        // (`Simulation::forward`); a flow of this path has no traffic source, so it never retires.
-        if let Some(n) = flow.life.segments {
-            if flow.life.completed_at.is_none() && flow.sender.snd_una() >= n {
-                self.complete_at(f, at);
-            }
+        // A finite transfer ends as packet by packet (`Simulation::forward`); a flow of this path has no
+        // traffic source, so it never retires.
+        if flow.transfer_just_completed() {
+            self.complete_at(f, at);
         }
         if !self.out.is_empty() {
             let first = self.routes.first_hop(f, Direction::Forward) as usize;
