@@ -10,7 +10,9 @@
 use std::collections::VecDeque;
 
 mod fifos;
+mod sender_rows;
 mod several_ahead;
+use sender_rows::SenderRow;
 use several_ahead::{SeveralAhead, Taker};
 
 use crate::cc::{registry, FlowContext};
@@ -1310,25 +1312,21 @@ impl Simulation {
 
     fn sample(&mut self) {
         let t = self.now.as_secs_f64();
-        let secs = |d: Option<SimDuration>| d.map_or(f64::NAN, |d| d.as_secs_f64());
         for (i, flow) in self.flows[..self.static_flows].iter().enumerate() {
             let s = &mut self.flow_series;
-            let cc = flow.sender.cc();
             s.time_s.push(t);
             s.flow.push(i as u32);
-            s.cwnd.push(cc.cwnd());
-            s.ssthresh.push(cc.ssthresh());
-            s.srtt_s.push(secs(flow.sender.rtt().srtt()));
-            s.rtt_s.push(secs(flow.sender.rtt().latest()));
-            s.rto_s.push(flow.sender.current_rto().as_secs_f64());
-            s.in_flight.push(flow.sender.in_flight());
+            // A sender that took ACKs past this sample left its row as of the sample (`sender_rows.rs`).
+            let kept = self.several.senders.get_mut(i).and_then(|sender| sender.rows.for_sample(self.now));
+            let live = kept.is_none().then(|| SenderRow::read(&flow.sender, std::mem::take(&mut self.cc_scratch)));
+            let row = kept.or(live.as_ref()).expect("a kept or a live row");
+            row.push_fixed(s);
             s.delivered.push(flow.receiver_counts(self.now, Reading::Sample).0);
-            self.cc_scratch.clear();
-            cc.state(&mut self.cc_scratch);
-            for (name, value) in &self.cc_scratch {
-                s.push_cc(name, *value);
-            }
+            row.push_cc(s);
             s.finish_row();
+            if let Some(live) = live {
+                self.cc_scratch = live.into_cc();
+            }
         }
         let b = &self.links[self.bottleneck];
         self.queue_series.time_s.push(t);

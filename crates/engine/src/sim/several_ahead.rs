@@ -10,8 +10,10 @@
 //! - an ACK (or data packet) put on the first link's line as of a time after that line's last arrival
 //!   would have been scheduled, packet by packet, at its own entry: after the line's head event that
 //!   takes it. It waits (`held`) until the line is empty, then goes on as of its entry;
-//! - the sender's timer and the samples: an ACK waits in its flow's queue (`SenderAhead::waiting`) until
-//!   no reading (`read_horizon`) and no timer event of its flow comes first, and is taken when it does.
+//! - the sender's timer and the readings: an ACK waits in its flow's queue (`SenderAhead::waiting`)
+//!   while a timer event of its flow that has work to do, the end of the step or the measurement's start
+//!   comes first. A timer event with nothing to do is fired ahead instead (`fire_idle_timer_ahead`), and
+//!   samples read a row of the sender kept for them before it took the ACK (`sim/sender_rows.rs`).
 //!
 //! A lone flow has its own, older path (`Simulation::link_received_at_hand_off`, `acks_ahead`,
 //! `data_ahead`), which also takes its ACKs and data over both bottlenecks; this one serves runs of two
@@ -21,6 +23,7 @@
 use std::collections::VecDeque;
 
 use super::fifos::Fifos;
+use super::sender_rows::{KeptRows, SenderRow};
 use super::Simulation;
 use crate::net::packet::{Direction, Packet};
 use crate::time::{SimDuration, SimTime};
@@ -64,6 +67,8 @@ pub(super) struct SenderAhead {
     /// (`SenderAhead::give_back`).
     high: usize,
     last_burst: usize,
+    /// The sender as samples still to come read it, kept when it took an ACK past them (`sender_rows.rs`).
+    pub(super) rows: KeptRows,
 }
 
 /// State of the several-flow path; empty (and untouched) in runs that do not take it.
@@ -293,21 +298,55 @@ impl Simulation {
     /// end of a step) nor its own timer event fires before that arrival packet by packet (tie rule R: the
     /// one scheduled earlier first; a line arrival before a timer scheduled at the same time). A timer
     /// event that would find nothing due is fired here first (`fire_idle_timer_ahead`).
+    ///
+    /// Samples alone do not hold an ACK back: if nothing but samples comes before its arrival, the
+    /// sender's row is kept for them first (`keep_sender_row`).
     #[inline(always)]
     fn sender_may_take(&mut self, f: u32, at: SimTime, scheduled: SimTime, until: Option<SimTime>) -> bool {
-        if !(at < self.read_horizon || until.is_some_and(|t| at <= t) || self.ack_precedes_sample(at, scheduled)) {
+        let past_samples = !(at < self.read_horizon || until.is_some_and(|t| at <= t) || self.ack_precedes_sample(at, scheduled));
+        if past_samples && !(at < self.hard_horizon()) {
             return false;
         }
         while let Some(timer) = self.flows[f as usize].sender_timer {
             let first = timer < at || (timer == at && scheduled > self.several.senders[f as usize].timer_scheduled);
             if !first {
-                return true;
+                break;
             }
             if !self.fire_idle_timer_ahead(f, timer) {
                 return false;
             }
         }
+        if past_samples {
+            self.keep_sender_row(f, at, scheduled);
+        }
         true
+    }
+
+    /// The next reading other than a sample: the end of the step, or the measurement's start (its
+    /// snapshot reads the senders' counters). Nothing of a sender may run past it.
+    #[inline(always)]
+    fn hard_horizon(&self) -> SimTime {
+        let measure_start = if self.snapshot.is_none() { self.measure_from } else { SimTime::MAX };
+        self.step_end.min(measure_start)
+    }
+
+    /// Flow `f`'s sender is about to take an ACK arriving at `at` (scheduled at `scheduled` packet by
+    /// packet) after the next sample: keep its row for the samples due between its last ACK and this one,
+    /// if any is due. They are the sample times on the grid of `next_sample` from after the last row
+    /// kept (or from `next_sample`) to the ACK's arrival, that one included if the sample comes first
+    /// (scheduled one interval before it, and after the ACK's scheduling; tie rule R).
+    #[inline(never)]
+    fn keep_sender_row(&mut self, f: u32, at: SimTime, scheduled: SimTime) {
+        let Some(next) = self.next_sample else { return };
+        let interval = self.sample_interval.0;
+        let sample_first = at.0 >= interval && scheduled.0 > at.0 - interval;
+        let through = if sample_first { at } else { SimTime(at.0 - 1) };
+        let rows = &mut self.several.senders[f as usize].rows;
+        let from = rows.last_through().map_or(next, |t| SimTime(t.0 + 1)).max(next);
+        let first_due = next.0 + (from.0 - next.0).div_ceil(interval) * interval;
+        if first_due <= through.0 && first_due <= self.end.0 {
+            rows.keep(through, SenderRow::read(&self.flows[f as usize].sender, Vec::new()));
+        }
     }
 
     /// Flow `f`'s timer event, due at `timer` before the sender's next ACK, when it would find nothing to
