@@ -263,6 +263,25 @@ fn acks_spaced_as_their_way_back_read_the_same() {
     }
 }
 
+/// A dumbbell on a grid of 4 us: 1500-byte packets take 1 ms on its 12 Mbit/s bottleneck (`delay_ms` one
+/// way, 8 packets of DropTail, `back` adds reverse-path fields), 60-byte ACKs 40 us there; `flows` ride
+/// 120 Mbit/s access links (100 us per packet, 4 us per ACK). `run_ms` long, measured from 50 ms,
+/// sampled every `sample_us`.
+fn grid_config(delay_ms: u64, back: &Value, flows: Value, run_ms: u64, sample_us: u64) -> String {
+    let mut bottleneck = json!({"rate_bps": 12_000_000u64, "delay_ns": delay_ms * MS,
+                                "queue": {"discipline": "droptail", "limit_packets": 8}});
+    bottleneck.as_object_mut().unwrap().extend(back.as_object().unwrap().clone());
+    json!({
+        "packet_size": 1500,
+        "ack_size": 60,
+        "bottleneck": bottleneck,
+        "flows": flows,
+        "run": {"duration_ns": run_ms * MS, "measure_from_ns": 50 * MS, "seed": 3,
+                "sample_interval_ns": sample_us * 1000},
+    })
+    .to_string()
+}
+
 /// Samples closer than a packet's way from the bottleneck to the receiver, on a grid of 4 us (every
 /// transmission and delay a multiple of it), so that packets reach the receiver at sample times often:
 /// hand-offs exactly one interval before their arrival (no bottleneck delay, 1.1-ms samples), packets
@@ -285,19 +304,9 @@ fn samples_on_the_grid_of_every_arrival_read_the_same() {
         for &sample_us in samples {
             let cc = ["newreno", "cubic"][k % 2];
             for back in &reverse {
-                let mut bottleneck = json!({"rate_bps": 12_000_000u64, "delay_ns": delay_ms * MS,
-                                            "queue": {"discipline": "droptail", "limit_packets": 8}});
-                bottleneck.as_object_mut().unwrap().extend(back.as_object().unwrap().clone());
-                let text = json!({
-                    "packet_size": 1500,
-                    "ack_size": 60,
-                    "bottleneck": bottleneck,
-                    "flows": [{"cc": {"name": cc}, "src_access_delay_ns": src_us * 1000,
-                               "dst_access_delay_ns": dst_us * 1000, "access_rate_bps": 120_000_000u64}],
-                    "run": {"duration_ns": 200 * MS, "measure_from_ns": 50 * MS, "seed": 3,
-                            "sample_interval_ns": sample_us * 1000},
-                })
-                .to_string();
+                let flow = json!({"cc": {"name": cc}, "src_access_delay_ns": src_us * 1000,
+                                  "dst_access_delay_ns": dst_us * 1000, "access_rate_bps": 120_000_000u64});
+                let text = grid_config(delay_ms, back, json!([flow]), 200, sample_us);
                 ahead::compare(&text, &[7 * MS, 100 * MS]);
             }
         }
@@ -326,18 +335,8 @@ fn senders_taking_acks_past_samples_on_the_grid_of_every_arrival_read_the_same()
                         json!({"cc": {"name": cc}, "src_access_delay_ns": src_us * 1000 + extra_ms * MS,
                                "dst_access_delay_ns": dst_us * 1000, "access_rate_bps": 120_000_000u64})
                     };
-                    let mut bottleneck = json!({"rate_bps": 12_000_000u64, "delay_ns": delay_ms * MS,
-                                                "queue": {"discipline": "droptail", "limit_packets": 8}});
-                    bottleneck.as_object_mut().unwrap().extend(back.as_object().unwrap().clone());
-                    let text = json!({
-                        "packet_size": 1500,
-                        "ack_size": 60,
-                        "bottleneck": bottleneck,
-                        "flows": [flow("newreno", 0), flow(["cubic", "htcp"][k % 2], 1), flow("newreno", 3)],
-                        "run": {"duration_ns": 400 * MS, "measure_from_ns": 50 * MS, "seed": 3,
-                                "sample_interval_ns": sample_us * 1000},
-                    })
-                    .to_string();
+                    let flows = json!([flow("newreno", 0), flow(["cubic", "htcp"][k % 2], 1), flow("newreno", 3)]);
+                    let text = grid_config(delay_ms, &back, flows, 400, sample_us);
                     let (ahead, by_packet) = ahead::compare(&text, &[7 * MS, 100 * MS]);
                     taken += (ahead < by_packet) as u32;
                 }
