@@ -19,8 +19,12 @@ divided by the other simulator's. Sections (`--only`, comma-separated; default a
               (ns-2.35 and ns-3 have no counterpart here); its packets are the data packets the bottleneck
               forwarded or dropped
   memory      peak RSS of a run and of one 10x longer (time series off, then on)
+  steady      cost per packet at steady state, cclab alone: 1, 10, 100 and 1000 NewReno flows at 10 Gbit/s
+              (the flow ladder's), the CPU time of a run of 3T less that of a run of T, per packet of the
+              difference, T = 10 s (issue 13's target compares 1000 flows with one this way: the first
+              seconds of many flows are cheaper than the rest, docs/benchmarks.md runs 31-32)
 
-    .venv/bin/python benchmarks/suite.py                  # everything (about 30 min on a shared 2-core VM)
+    .venv/bin/python benchmarks/suite.py                  # everything (about 35 min on a shared 2-core VM)
     .venv/bin/python benchmarks/suite.py --quick          # shorter runs, one repeat: a smoke test
     .venv/bin/python benchmarks/suite.py --only example,windows --repeat 5 --cap 120
     .venv/bin/python benchmarks/suite.py --no-ns3 --json-out out.json --plot docs/benchmarks-cost.png
@@ -462,6 +466,39 @@ def memory(o) -> list[dict]:
     return rows
 
 
+def steady(o, rounds: int) -> list[dict]:
+    """Cost per packet at steady state: the marginal CPU time per packet of a run's last two thirds (a run of
+    3T against one of T, each round), for the flow ladder at 10 Gbit/s, and its ratio to one flow's."""
+    seconds = o.scale(10)
+    print(f"\n## steady: marginal cost per packet over [{seconds:g}, {3 * seconds:g}] s, cclab alone\n", flush=True)
+    print("| scenario | ns/pkt over [0, T] | ns/pkt over [T, 3T] (range) | / one flow's | peak MB at 3T |")
+    print("|---|---:|---:|---:|---:|", flush=True)
+    rows, one = [], None
+    for n in (1, 10, 100, 1000):
+        s = Dumbbell(f"{n} flows, 10 Gbit/s", 10_000_000_000, 50, 0.1, seconds, flows=n)
+        firsts, marginals, longs = [], [], []
+        for _ in range(rounds):
+            short = run_cclab(s, o.cap * 10, seconds)
+            long = run_cclab(s, o.cap * 10, 3 * seconds)
+            if short.failed or long.failed or not short.cpu_s or not long.cpu_s or long.packets <= short.packets:
+                why = short.failed or long.failed or "no CPU time (GNU time counts 10-ms steps: too short a run)"
+                print(f"    {s.label}: {why}", file=sys.stderr)
+                continue
+            firsts.append(short.cpu_s / short.packets * 1e9)
+            marginals.append((long.cpu_s - short.cpu_s) / (long.packets - short.packets) * 1e9)
+            longs.append(long)
+        if not marginals:
+            continue
+        marginal = statistics.median(marginals)
+        one = marginal if n == 1 else one
+        versus = f"{marginal / one:.2f}x" if one else "—"
+        print(f"| {s.label} | {statistics.median(firsts):.0f} | {marginal:.0f} ({min(marginals):.0f}-{max(marginals):.0f}) | "
+              f"{versus} | {max(r.rss_mb for r in longs):.1f} |", flush=True)
+        rows.append({"section": "steady", "scenario": dataclasses.asdict(s), "ns_per_packet_first": firsts,
+                     "ns_per_packet_marginal": marginals, "long": [dataclasses.asdict(r) for r in longs]})
+    return rows
+
+
 def plot(rows: list[dict], path: Path) -> None:
     """Cost per packet (wall ns per data packet) against window and against flow count."""
     import matplotlib
@@ -521,7 +558,7 @@ SECTIONS = {"example": example_scenarios, "table1": table1_scenarios, "algorithm
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--only", default=",".join(list(SECTIONS) + ["memory"]), help="sections, comma-separated")
+    p.add_argument("--only", default=",".join(list(SECTIONS) + ["memory", "steady"]), help="sections, comma-separated")
     p.add_argument("--repeat", type=int, default=None,
                    help="rounds per scenario (default 3 for example, 1 for the rest; --quick: 1)")
     p.add_argument("--cap", type=float, default=60.0, help="wall seconds after which a run is stopped (60)")
@@ -540,9 +577,9 @@ def main() -> int:
     o.ns2 = not o.no_ns2 and shutil.which("ns") is not None
     o.ns3 = not o.no_ns3 and ns3_available()
     sections = [x.strip() for x in o.only.split(",") if x.strip()]
-    unknown = set(sections) - set(SECTIONS) - {"memory"}
+    unknown = set(sections) - set(SECTIONS) - {"memory", "steady"}
     if unknown:
-        p.error(f"unknown section(s) {', '.join(sorted(unknown))}; known: {', '.join(SECTIONS)}, memory")
+        p.error(f"unknown section(s) {', '.join(sorted(unknown))}; known: {', '.join(SECTIONS)}, memory, steady")
 
     pgo = "not used (--engine)"
     if o.engine == ENGINE:
@@ -576,6 +613,9 @@ def main() -> int:
     for section in sections:
         if section == "memory":
             results += memory(o)
+            continue
+        if section == "steady":
+            results += steady(o, 1 if o.quick else (o.repeat or 3))
             continue
         rounds = 1 if o.quick else (o.repeat or (3 if section == "example" else 1))
         results += bench(SECTIONS[section](o), o, section, rounds)
