@@ -316,12 +316,11 @@ fn samples_on_the_grid_of_every_arrival_read_the_same() {
 /// Several flows' senders take ACKs past samples that are still to come, keeping their rows for them
 /// (`sim/sender_rows.rs`). On a grid of 4 us (1-ms packets on the 12 Mbit/s bottleneck, 100-us packets
 /// and 4-us ACKs on the 120 Mbit/s access links, 40-us ACKs back) ACKs reach their senders exactly at
-/// sample times, handed on more than an interval before (8-us samples, or a 5-ms bottleneck delay: the
-/// ACK fires first and the sample reads the sender after it) or less (no delay, 1- to 2-ms samples: the
-/// sample was scheduled first and reads the kept row). With access delays adding up to 376 us (1376
-/// and 3376 for the other flows), every ACK reaches its sender 248 us of transmissions, each access
-/// delay twice and whole milliseconds after time 0 (248 + 2 x 376 = 1000 us): on the grid of 1-ms
-/// samples. Each of
+/// sample times, handed on more than an interval before (a 5-ms bottleneck delay: the ACK fires first
+/// and the sample reads the sender after it) or less (no delay: the sample was scheduled first and reads
+/// the kept row). With access delays adding up to 376 us (1376 and 3376 for the other flows), every ACK
+/// reaches its sender 248 us of transmissions, each access delay twice and whole milliseconds after
+/// time 0 (248 + 2 x 376 = 1000 us): on the grid of 1-ms samples. Each of
 /// the two tie orders got wrong (always the ACK, always the sample) fails this test. With a 2-ms reverse
 /// rate ACKs queue at the reverse bottleneck and are handed on long before they arrive.
 #[test]
@@ -329,7 +328,7 @@ fn senders_taking_acks_past_samples_on_the_grid_of_every_arrival_read_the_same()
     let mut taken = 0;
     for (k, (src_us, dst_us)) in [(0u64, 0u64), (0, 1_000), (1_000, 0), (0, 376)].into_iter().enumerate() {
         for delay_ms in [0u64, 5] {
-            for sample_us in [8u64, 1_000, 1_100, 2_000] {
+            for sample_us in [1_000u64, 1_100, 2_000] {
                 for back in [json!({}), json!({"reverse_rate_bps": 240_000u64})] {
                     let flow = |cc: &str, extra_ms: u64| {
                         json!({"cc": {"name": cc}, "src_access_delay_ns": src_us * 1000 + extra_ms * MS,
@@ -344,5 +343,5 @@ fn senders_taking_acks_past_samples_on_the_grid_of_every_arrival_read_the_same()
         }
     }
     // Flows whose senders' access links are slower than the samples keep the packet-by-packet path.
-    assert!(taken >= 24, "the path was taken in {taken} of 48 runs");
+    assert!(taken >= 40, "the path was taken in {taken} of 48 runs");
 }
