@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -95,21 +96,35 @@ def test_external_scheduler_same_results_and_a_killed_worker_loses_nothing(dask_
     store = StudyStore(tmp_path / "store", sweep.study, results_version())
     executor = DaskExecutor(address)
     killed: list[tuple[str, int]] = []
+    done = threading.Event()
+    results = [0]
 
-    def kill_a_busy_worker(progress):
-        # After a few results, SIGKILL a worker that is running a run at that moment.
-        if killed or progress.done < 3 or executor._client is None:
-            return
-        client = executor._client
-        names = {addr: info["name"] for addr, info in client.scheduler_info()["workers"].items()}
-        busy = [(names[addr], keys) for addr, keys in client.processing().items() if keys and addr in names]
-        if busy:
-            name, keys = busy[0]
-            workers[name].send_signal(signal.SIGKILL)
-            workers[name].wait()
-            killed.append((name, len(keys)))
+    def kill_a_busy_worker():
+        # Once a few results are in, SIGKILL a worker that is running a run at that moment. A thread that
+        # looks every few milliseconds, not the progress callback: runs of a fraction of a second can all
+        # be finished by the time the client handles the third result (seen once the engine got faster).
+        while not done.is_set() and not killed:
+            client = executor._client
+            if results[0] >= 3 and client is not None:
+                names = {addr: info["name"] for addr, info in client.scheduler_info()["workers"].items()}
+                busy = [(names[addr], keys) for addr, keys in client.processing().items() if keys and addr in names]
+                if busy:
+                    name, keys = busy[0]
+                    workers[name].send_signal(signal.SIGKILL)
+                    workers[name].wait()
+                    killed.append((name, len(keys)))
+            time.sleep(0.005)
 
-    report = run_sweep(sweep, store, executor, progress=kill_a_busy_worker)
+    def count(progress):
+        results[0] = progress.done
+
+    killer = threading.Thread(target=kill_a_busy_worker, daemon=True)
+    killer.start()
+    try:
+        report = run_sweep(sweep, store, executor, progress=count)
+    finally:
+        done.set()
+        killer.join()
     assert killed, "no worker was busy after the third result; the test did not test anything"
     assert (report.done, report.failed) == (RUNS, 0)
     assert_store_is_clean(tmp_path / "store", RUNS)
