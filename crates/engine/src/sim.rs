@@ -720,8 +720,7 @@ impl Simulation {
 
     /// The earliest time anything may read the receivers' counts from now on (`read_horizon`).
     fn update_read_horizon(&mut self) {
-        let measure_start = if self.snapshot.is_none() { self.measure_from } else { SimTime::MAX };
-        self.read_horizon = self.step_end.min(self.next_sample.unwrap_or(SimTime::MAX)).min(measure_start);
+        self.read_horizon = self.hard_horizon().min(self.next_sample.unwrap_or(SimTime::MAX));
     }
 
     pub fn now(&self) -> SimTime {
@@ -776,15 +775,14 @@ impl Simulation {
         let now = self.now;
         match event {
             Event::LinkArrival(l) => {
-                let pkt = self.links[l as usize].on_arrival(now, &mut self.events, &mut self.lines);
+                let (pkt, next) = self.links[l as usize].take_arrival(now, &mut self.lines);
+                if let Some(next) = next {
+                    self.schedule_line_head(l as usize, next);
+                }
                 self.forward(l as usize, pkt);
                 // The ACKs that waited behind the ones on this line go on once it is empty (`take_ack`).
                 if !self.waiting_acks.is_empty() && self.links[l as usize].line_is_empty() {
                     self.release_waiting_acks(None);
-                }
-                // Packets held for this line go on once it is empty (`put_on_line_or_hold`).
-                if self.holds_for_empty_line(l as usize) {
-                    self.release_held(l as usize);
                 }
             }
             Event::LinkTxDone(l) => {
@@ -968,8 +966,8 @@ impl Simulation {
     ///
     /// Its events are numbered as of that arrival (`EventQueue::work_as_of`), as the packet-by-packet path
     /// numbers them when the arrival fires (tie rule R). A lone flow's ACKs may go ahead over the reverse
-    /// bottleneck too (`acks_ahead`); several flows' ACKs wait for their line to empty where packet by
-    /// packet their event would come later (`put_on_line_or_hold`).
+    /// bottleneck too (`acks_ahead`); several flows' ACKs go on their line, marked where packet by packet
+    /// their event would be scheduled later (`put_on_line_as_of`).
     #[inline(never)]
     fn receive_at_hand_off(&mut self, link: usize, arrival: SimTime, entered: SimTime, pkt: Packet) {
         let at = self.links[link].traverse_plainly(arrival, pkt.size);
@@ -995,7 +993,7 @@ impl Simulation {
                 // its event, before this one) or waiting: in turn (`release_waiting_acks`).
                 Some(_) => self.waiting_acks.push_back((reaches, ack)),
                 None if self.several.is_off() => self.links[first].put_on_line(reaches, ack, &mut self.events, &mut self.lines),
-                None => self.put_on_line_or_hold(first, at, reaches, ack),
+                None => self.put_on_line_as_of(first, at, reaches, ack),
             }
         }
         self.events.work_now();

@@ -780,15 +780,29 @@ impl Link {
 
     /// The head of the propagation line arrives; schedules the next head.
     pub fn on_arrival(&mut self, now: SimTime, events: &mut EventQueue, lines: &mut LinePool) -> Packet {
+        let (pkt, next) = self.take_arrival(now, lines);
+        if let Some(next) = next {
+            self.schedule_head(next, events);
+        }
+        pkt
+    }
+
+    /// The head of the propagation line arrives: it and the next head's arrival, whose event the caller
+    /// schedules (`schedule_head`; `Simulation::schedule_line_head` numbers some as of another time).
+    #[inline(always)]
+    pub fn take_arrival(&mut self, now: SimTime, lines: &mut LinePool) -> (Packet, Option<SimTime>) {
         let (t, pkt, next) = self.line.pop().expect("LinkArrival with an empty line");
         debug_assert!(t <= now);
         if self.line.has_spare() {
             self.review_line(now, lines);
         }
-        if let Some(next) = next {
-            events.schedule(next, Event::LinkArrival(self.id));
-        }
-        pkt
+        (pkt, next)
+    }
+
+    /// The line's head arrives at `next`: its event.
+    #[inline(always)]
+    pub fn schedule_head(&self, next: SimTime, events: &mut EventQueue) {
+        events.schedule(next, Event::LinkArrival(self.id));
     }
 }
 

@@ -1,9 +1,9 @@
 //! Many first-in-first-out queues in one slab: each queue a linked list of slots, freed slots reused by
-//! any queue. For the packets the several-flow path holds per link (`several_ahead.rs`): thousands of
-//! queues, most nearly empty most of the time and a few briefly long. One `VecDeque` each kept each one's
-//! largest burst (or, given back, fragmented the heap), and a 1000-flow run's peak memory crept up with
-//! simulated time (docs/benchmarks.md, run 30). Here memory is the largest number of packets held at once
-//! over all links: what is in flight ahead of now.
+//! any queue. For the entries the several-flow path marks per line (`several_ahead.rs`, `restarts`;
+//! until run 33 the packets it held per link): thousands of queues, most nearly empty most of the time
+//! and a few briefly long. One `VecDeque` each kept each one's largest burst (or, given back, fragmented
+//! the heap), and a 1000-flow run's peak memory crept up with simulated time (docs/benchmarks.md, run
+//! 30). Here memory is the most entries queued at once over all links.
 
 const NONE: u32 = u32::MAX;
 
@@ -38,7 +38,7 @@ impl<T: Copy> Fifos<T> {
         self.queues.len()
     }
 
-    #[inline(always)]
+    #[cfg(test)]
     pub(super) fn is_empty(&self, q: usize) -> bool {
         self.queues[q].head == NONE
     }

@@ -8,8 +8,11 @@
 //! scheduled at, and work taken ahead numbers its events as of the arrival it stands for
 //! (`EventQueue::work_as_of`). Two orders still have to be kept by hand, and are:
 //! - an ACK (or data packet) put on the first link's line as of a time after that line's last arrival
-//!   would have been scheduled, packet by packet, at its own entry: after the line's head event that
-//!   takes it. It waits (`held`) until the line is empty, then goes on as of its entry;
+//!   enters, packet by packet, an empty line, and its arrival event is scheduled at its entry, not at
+//!   the arrival of the packet before it, as the line schedules its next head. It goes on the line at
+//!   once, and the line's entry is marked (`restarts`: its arrival and its entry), so that the arrival
+//!   before it schedules its event as of its entry (`schedule_line_head`). Until run 33 such a packet
+//!   waited off the line until the line emptied, and every later one of the line behind it;
 //! - the sender's timer and the readings: an ACK waits in its flow's queue (`SenderAhead::waiting`)
 //!   while a timer event of its flow that has work to do, the end of the step or the measurement's start
 //!   comes first. A timer event with nothing to do is fired ahead instead (`fire_idle_timer_ahead`), and
@@ -39,9 +42,14 @@ pub(super) enum Taker {
     Sender,
 }
 
-/// A packet that entered a link ahead of time: the time it stands for (its entry, or the ACK's arrival at
-/// the sender), when it reaches the next hop (or the sender), the packet.
-type Ahead = (SimTime, SimTime, Packet);
+/// An entry of a line that, packet by packet, entered the line empty: its arrival at the far end (no
+/// earlier entry of the line arrives then, since it entered after the last one's arrival) and its entry,
+/// when its arrival event is scheduled.
+#[derive(Copy, Clone)]
+struct Restart {
+    arrival: SimTime,
+    entered: SimTime,
+}
 
 /// An ACK a sender takes ahead: `at` its arrival, `scheduled` when a packet-by-packet run schedules that
 /// arrival (the hand-off, or the arrival of the ACK before it on the line, if later).
@@ -56,8 +64,9 @@ struct WaitingAck {
 #[derive(Default)]
 pub(super) struct SenderAhead {
     /// ACKs handed to the sender's access link, in order, not yet taken. A deque per flow, not a slab's
-    /// list (`held`): up to the reverse path's delay of a flow's ACKs wait here before each sample and are
-    /// taken one flow after another after it, which contiguous storage makes cheaper (run 30).
+    /// list (as `SeveralAhead::restarts`): up to the reverse path's delay of a flow's ACKs wait here
+    /// before each sample and are taken one flow after another after it, which contiguous storage makes
+    /// cheaper (run 30).
     waiting: VecDeque<WaitingAck>,
     /// The arrival of the last ACK handed off (the line's last arrival, packet by packet).
     last_arrival: SimTime,
@@ -73,16 +82,17 @@ pub(super) struct SenderAhead {
 
 /// State of the several-flow path; empty (and untouched) in runs that do not take it.
 pub(super) struct SeveralAhead {
-    /// Per link, packets that wait for its line to empty (see the module comment); no queue when no flow
-    /// takes this path.
-    held: Fifos<Ahead>,
+    /// Per link, the entries of its line that entered it empty packet by packet (see the module comment),
+    /// in line order; no queue when no flow takes this path. A few per line at most times; the slab's
+    /// memory is the most marked at once over all lines.
+    restarts: Fifos<Restart>,
     /// Per flow, when some sender takes its ACKs ahead.
     pub(super) senders: Vec<SenderAhead>,
 }
 
 impl Default for SeveralAhead {
     fn default() -> Self {
-        Self { held: Fifos::new(0), senders: Vec::new() }
+        Self { restarts: Fifos::new(0), senders: Vec::new() }
     }
 }
 
@@ -118,10 +128,10 @@ impl SenderAhead {
 }
 
 impl SeveralAhead {
-    /// Whether the run takes no packet on this path (then no link holds packets).
+    /// Whether the run takes no packet on this path (then no line has marked entries).
     #[inline(always)]
     pub(super) fn is_off(&self) -> bool {
-        self.held.queues() == 0
+        self.restarts.queues() == 0
     }
 }
 
@@ -156,7 +166,7 @@ impl Simulation {
         for &l in &senders {
             self.takers[l] = Taker::Sender;
         }
-        self.several.held = Fifos::new(self.links.len());
+        self.several.restarts = Fifos::new(self.links.len());
         if !senders.is_empty() {
             self.several.senders = (0..self.flows.len()).map(|_| SenderAhead::default()).collect();
         }
@@ -228,35 +238,31 @@ impl Simulation {
     }
 
     /// Put `pkt`, which enters plain link `link` as of `entered` and reaches its far end at `reaches`, on
-    /// the link's line, unless it must wait for the line to empty (module comment): packet by packet its
-    /// event would be scheduled at its entry, which comes after the line's last arrival.
-    pub(super) fn put_on_line_or_hold(&mut self, link: usize, entered: SimTime, reaches: SimTime, pkt: Packet) {
-        if !self.several.held.is_empty(link) || self.links[link].line_tail_arrival().is_some_and(|t| t < entered) {
-            self.several.held.push_back(link, (entered, reaches, pkt));
-        } else {
-            self.links[link].put_on_line(reaches, pkt, &mut self.events, &mut self.lines);
+    /// the link's line; if the line's last arrival comes before its entry, mark it (module comment): packet
+    /// by packet the line is empty when it enters, and its event is scheduled then.
+    pub(super) fn put_on_line_as_of(&mut self, link: usize, entered: SimTime, reaches: SimTime, pkt: Packet) {
+        if self.links[link].line_tail_arrival().is_some_and(|t| t < entered) {
+            self.several.restarts.push_back(link, Restart { arrival: reaches, entered });
         }
+        self.links[link].put_on_line(reaches, pkt, &mut self.events, &mut self.lines);
     }
 
-    /// `link`'s line just emptied: the packets held for it go on, in order, each as of its entry, while the
-    /// line's last arrival is no earlier than the next one's entry.
-    #[inline(never)]
-    pub(super) fn release_held(&mut self, link: usize) {
-        while let Some(&(entered, reaches, pkt)) = self.several.held.front(link) {
-            if self.links[link].line_tail_arrival().is_some_and(|t| t < entered) {
-                break;
-            }
-            self.several.held.pop_front(link);
-            self.events.work_as_of(entered);
-            self.links[link].put_on_line(reaches, pkt, &mut self.events, &mut self.lines);
-            self.events.work_now();
-        }
-    }
-
-    /// Whether link `l` holds packets and its line is empty (checked as a line's head arrives).
+    /// Schedule the event of link `l`'s new line head, arriving at `next`: as of its entry if it is the
+    /// line's next marked entry (`put_on_line_as_of`), else now, as the arrival before it does packet by
+    /// packet. Arrivals on a plain line strictly increase up to a marked entry (it entered after the one
+    /// before arrived), so the first head arriving at a mark's time is the marked one.
     #[inline(always)]
-    pub(super) fn holds_for_empty_line(&self, l: usize) -> bool {
-        l < self.several.held.queues() && !self.several.held.is_empty(l) && self.links[l].line_is_empty()
+    pub(super) fn schedule_line_head(&mut self, l: usize, next: SimTime) {
+        let restarts = &mut self.several.restarts;
+        let marked = l < restarts.queues() && restarts.front(l).is_some_and(|r| r.arrival == next);
+        match marked.then(|| restarts.pop_front(l)).flatten() {
+            Some(Restart { entered, .. }) => {
+                self.events.work_as_of(entered);
+                self.links[l].schedule_head(next, &mut self.events);
+                self.events.work_now();
+            }
+            None => self.links[l].schedule_head(next, &mut self.events),
+        }
     }
 
     /// `ack` enters its sender's access link `link` at `arrival` (now); it reaches the sender at a time
@@ -325,7 +331,7 @@ impl Simulation {
     /// The next reading other than a sample: the end of the step, or the measurement's start (its
     /// snapshot reads the senders' counters). Nothing of a sender may run past it.
     #[inline(always)]
-    fn hard_horizon(&self) -> SimTime {
+    pub(super) fn hard_horizon(&self) -> SimTime {
         let measure_start = if self.snapshot.is_none() { self.measure_from } else { SimTime::MAX };
         self.step_end.min(measure_start)
     }
@@ -339,7 +345,7 @@ impl Simulation {
     fn keep_sender_row(&mut self, f: u32, at: SimTime, scheduled: SimTime) {
         let Some(next) = self.next_sample else { return };
         let interval = self.sample_interval.0;
-        let sample_first = at.0 >= interval && scheduled.0 > at.0 - interval;
+        let sample_first = self.sample_scheduled_first(at, scheduled);
         let through = if sample_first { at } else { SimTime(at.0 - 1) };
         let rows = &mut self.several.senders[f as usize].rows;
         let from = rows.last_through().map_or(next, |t| SimTime(t.0 + 1)).max(next);
@@ -393,7 +399,7 @@ impl Simulation {
             for i in 0..self.out.len() {
                 let pkt = self.out[i];
                 let reaches = self.links[first].traverse_plainly(at, pkt.size);
-                self.put_on_line_or_hold(first, at, reaches, pkt);
+                self.put_on_line_as_of(first, at, reaches, pkt);
             }
             self.out.clear();
         }
@@ -410,12 +416,20 @@ impl Simulation {
     /// long before the ACK's arrival (the reverse bottleneck's queue and delay), so samples further apart
     /// than the access link's way do not settle it (a random case of tests/receiving_ahead_fuzz.rs).
     fn ack_precedes_sample(&self, at: SimTime, scheduled: SimTime) -> bool {
-        let interval = self.sample_interval.0;
         self.next_sample == Some(at)
             && self.read_horizon == at
-            && at.0 >= interval
-            && scheduled.0 <= at.0 - interval
+            && at.0 >= self.sample_interval.0
+            && !self.sample_scheduled_first(at, scheduled)
             && !(self.snapshot.is_none() && self.measure_from == at)
+    }
+
+    /// Whether a sample due at `at` was scheduled (one interval before it, as the sample before fired)
+    /// after an ACK's arrival there, scheduled at `scheduled`: then the ACK comes after the sample (tie
+    /// rule R), else before it. A sample due before one interval has passed counts as scheduled at 0.
+    #[inline(always)]
+    fn sample_scheduled_first(&self, at: SimTime, scheduled: SimTime) -> bool {
+        let interval = self.sample_interval.0;
+        at.0 >= interval && scheduled.0 > at.0 - interval
     }
 
     /// Every sender's waiting ACKs that are due (after a reading, or at a step's end `until`).
