@@ -259,3 +259,19 @@ def test_sigterm_stops_a_sweep_on_a_scheduler_it_was_given(dask_cluster, tmp_pat
             assert time.monotonic() < deadline, f"{left} tasks of the stopped sweep are still on the scheduler"
             time.sleep(0.1)
     assert all(worker.poll() is None for worker in running), "the sweep stopped workers it did not start"
+
+
+def test_closing_a_local_cluster_quiets_its_logs_only_while_it_closes():
+    # The shutdown race's heartbeat errors are silenced (CRITICAL) while the cluster closes; afterwards the
+    # sweep's own process logs as before, so a later sweep in the same process still shows its errors.
+    import logging
+
+    from cclab._dask_plugins import quiet_for_shutdown, restore_levels
+
+    logging.getLogger("distributed.worker").setLevel(logging.ERROR)
+    before = {name: logging.getLogger(name).level for name in ("distributed", "distributed.worker")}
+    levels = quiet_for_shutdown()
+    assert logging.getLogger("distributed.worker").level == logging.CRITICAL
+    assert logging.getLogger("distributed").level == logging.CRITICAL
+    restore_levels(levels)
+    assert {name: logging.getLogger(name).level for name in before} == before

@@ -29,3 +29,30 @@ class IgnoreStopSignals(WorkerPlugin):
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def quiet_for_shutdown() -> dict[str, int]:
+    """Raise every distributed logger of this process to CRITICAL, and return their levels before: run on the
+    local cluster's workers, and in the sweep's own process (scheduler and nannies; restored with
+    `restore_levels` once the cluster is closed), just before the sweep closes the cluster it started.
+    Closing races the workers' heartbeats, and a heartbeat that meets the scheduler's closed connection is
+    logged as an error with its traceback ("Failed to communicate with scheduler during heartbeat"), which
+    a stopped sweep then printed after its own message; what the sweep says of its runs comes from cclab
+    (their outcomes), not from these logs."""
+    import logging
+
+    levels = {}
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if (name == "distributed" or name.startswith("distributed.")) and name not in levels:
+            levels[name] = logging.getLogger(name).level
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+    return levels
+
+
+def restore_levels(levels: dict[str, int]) -> None:
+    """Put back the logger levels `quiet_for_shutdown` changed, so that a later sweep in the same process
+    (the Python API, a notebook) logs as before."""
+    import logging
+
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)

@@ -422,12 +422,28 @@ class DaskExecutor:
         client, cluster = self._client, self._cluster
         self._client = self._cluster = None
         outstanding, self._outstanding = list(self._outstanding), set()
+        levels = {}
         if client is not None:
             if cancel and outstanding:
                 try:
                     client.cancel(outstanding)
                 except Exception:  # closing anyway; the scheduler forgets runs nobody holds
                     pass
+            if cluster is not None:
+                # Our own cluster only: a scheduler given by --cluster keeps its workers' logging.
+                from ._dask_plugins import quiet_for_shutdown
+
+                try:
+                    client.run(quiet_for_shutdown)
+                except Exception:  # a worker already gone: closing anyway
+                    pass
+                levels = quiet_for_shutdown()
             client.close()
         if cluster is not None:
-            cluster.close()
+            try:
+                cluster.close()
+            finally:
+                if levels:
+                    from ._dask_plugins import restore_levels
+
+                    restore_levels(levels)
