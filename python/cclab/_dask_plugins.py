@@ -6,6 +6,7 @@ goes to Dask; workers unpickle the plugin by reference to this module.
 
 from __future__ import annotations
 
+import logging
 import signal
 import threading
 
@@ -39,8 +40,6 @@ def quiet_for_shutdown() -> dict[str, int]:
     logged as an error with its traceback ("Failed to communicate with scheduler during heartbeat"), which
     a stopped sweep then printed after its own message; what the sweep says of its runs comes from cclab
     (their outcomes), not from these logs."""
-    import logging
-
     levels = {}
     for name in ["distributed", *logging.root.manager.loggerDict]:
         if (name == "distributed" or name.startswith("distributed.")) and name not in levels:
@@ -52,7 +51,5 @@ def quiet_for_shutdown() -> dict[str, int]:
 def restore_levels(levels: dict[str, int]) -> None:
     """Put back the logger levels `quiet_for_shutdown` changed, so that a later sweep in the same process
     (the Python API, a notebook) logs as before."""
-    import logging
-
     for name, level in levels.items():
         logging.getLogger(name).setLevel(level)
