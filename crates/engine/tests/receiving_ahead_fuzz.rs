@@ -2,10 +2,10 @@
 //! compared after every step: summary (without `events`), progress, census, and every series. Round
 //! rates and delays make packets meet samples, and several flows' packets each other, at the same
 //! nanosecond, where the two paths could order them differently (tests/receiving_ahead.rs). In-suite:
-//! 100 + 40 one-flow cases and 40 of several flows; a long run:
+//! 100 + 40 one-flow cases, 40 of several flows and 30 with traffic sources; a long run:
 //!
-//!     CCLAB_AHEAD_CASES=5000 CCLAB_AHEAD_ODD_CASES=2000 CCLAB_AHEAD_SEVERAL_CASES=2000 CCLAB_AHEAD_SEED=7 \
-//!         cargo test --release -p cclab-engine --test receiving_ahead_fuzz
+//!     CCLAB_AHEAD_CASES=5000 CCLAB_AHEAD_ODD_CASES=2000 CCLAB_AHEAD_SEVERAL_CASES=2000 \
+//!         CCLAB_AHEAD_TRAFFIC_CASES=2000 CCLAB_AHEAD_SEED=7 cargo test --release -p cclab-engine --test receiving_ahead_fuzz
 
 mod ahead;
 
@@ -225,5 +225,49 @@ fn random_runs_of_several_flows_read_the_same_both_ways() {
     let mut d = Draw(env("CCLAB_AHEAD_SEED", 20261125).wrapping_mul(5) | 1);
     let cases = env("CCLAB_AHEAD_SEVERAL_CASES", 40);
     let taken = run_cases(&mut d, cases, several_config, &[999_999, 7 * MS, 100 * MS, 2_000 * MS], "several, ");
+    assert!(taken * 3 > cases, "only {taken} of {cases} took a path ahead");
+}
+
+/// `several_config` (or a lone flow) with traffic sources beside the flows: connections that come and go
+/// over their source's own access links, sharing both bottlenecks with the flows, which take their
+/// packets ahead while the connections' packets go packet by packet.
+fn traffic_config(d: &mut Draw, case: u64) -> Value {
+    let mut cfg = if d.one_in(4) { config(d, case) } else { several_config(d, case) };
+    cfg["flows"].as_array_mut().unwrap().iter_mut().for_each(|f| {
+        f.as_object_mut().unwrap().remove("direction");
+    });
+    let mut sources = vec![];
+    for i in 0..1 + d.next() % 2 {
+        let mut flow = config(d, case)["flows"][0].clone();
+        for key in ["size_bytes", "stop_ns", "start_jitter_ns", "pacing"] {
+            flow.as_object_mut().unwrap().remove(key);
+        }
+        if i == 1 && d.one_in(2) {
+            flow["direction"] = json!("reverse");
+        }
+        let size = d.pick(&[3_000.0f64, 20_000.0, 100_000.0]);
+        let mut source = json!({"group": format!("web{i}"), "flow": flow,
+                                "size_bytes": {"exponential": size}});
+        if d.one_in(2) {
+            source["offered_load"] = json!(d.pick(&[0.1f64, 0.3, 0.6]));
+        } else {
+            // Arrivals on a round grid, to meet the flows' packets and the samples at the same nanosecond.
+            source["inter_arrival_ns"] = json!({"fixed": d.pick(&[MS, 10 * MS, 50 * MS])});
+        }
+        if d.one_in(3) {
+            source["start_ns"] = json!(d.pick(&[0u64, 10, 300]) * MS);
+            source["stop_ns"] = json!(d.pick(&[500u64, 900]) * MS);
+        }
+        sources.push(source);
+    }
+    cfg["traffic"] = json!(sources);
+    cfg
+}
+
+#[test]
+fn random_runs_with_traffic_sources_read_the_same_both_ways() {
+    let mut d = Draw(env("CCLAB_AHEAD_SEED", 20261125).wrapping_mul(11) | 1);
+    let cases = env("CCLAB_AHEAD_TRAFFIC_CASES", 30);
+    let taken = run_cases(&mut d, cases, traffic_config, &[999_999, 7 * MS, 100 * MS, 2_000 * MS], "traffic, ");
     assert!(taken * 3 > cases, "only {taken} of {cases} took a path ahead");
 }

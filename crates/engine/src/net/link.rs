@@ -778,7 +778,9 @@ impl Link {
         }
     }
 
-    /// The head of the propagation line arrives; schedules the next head.
+    /// The head of the propagation line arrives; schedules the next head (this module's tests; the
+    /// simulation takes the arrival and schedules the head itself, `Simulation::schedule_line_head`).
+    #[cfg(test)]
     pub fn on_arrival(&mut self, now: SimTime, events: &mut EventQueue, lines: &mut LinePool) -> Packet {
         let (pkt, next) = self.take_arrival(now, lines);
         if let Some(next) = next {

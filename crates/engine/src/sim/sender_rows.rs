@@ -76,6 +76,8 @@ impl SenderRow {
 #[derive(Default)]
 pub(super) struct KeptRows {
     rows: VecDeque<(SimTime, SenderRow)>,
+    /// The first sample time after the last row's `through` (0 before any row): a later row starts there.
+    after_last: SimTime,
 }
 
 impl KeptRows {
@@ -84,9 +86,16 @@ impl KeptRows {
         self.rows.back().map(|&(through, _)| through)
     }
 
-    pub(super) fn keep(&mut self, through: SimTime, row: SenderRow) {
-        debug_assert!(self.last_through().is_none_or(|t| t < through));
+    /// The first sample time a new row would stand for (`keep`'s `after`), or 0 before any row.
+    pub(super) fn after_last(&self) -> SimTime {
+        self.after_last
+    }
+
+    /// Keep `row` for the samples up to `through`; `after` is the first sample time after `through`.
+    pub(super) fn keep(&mut self, through: SimTime, after: SimTime, row: SenderRow) {
+        debug_assert!(self.last_through().is_none_or(|t| t < through) && after > through);
         self.rows.push_back((through, row));
+        self.after_last = after;
     }
 
     /// The row a sample at `t` reads, if one is kept for it; rows for earlier samples are dropped.

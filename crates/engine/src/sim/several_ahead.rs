@@ -20,8 +20,9 @@
 //!
 //! A lone flow has its own, older path (`Simulation::link_received_at_hand_off`, `acks_ahead`,
 //! `data_ahead`), which also takes its ACKs and data over both bottlenecks; this one serves runs of two
-//! flows or more without traffic sources. Both give the packet-by-packet results bit for bit
-//! (tests/receiving_ahead_fuzz.rs, 270 fingerprints with and without samples).
+//! flows or more, and runs with traffic sources. A source's connections share its four access links, so
+//! they never take this path; the scenario's flows beside them do. Both give the packet-by-packet results
+//! bit for bit (tests/receiving_ahead_fuzz.rs, 270 fingerprints with and without samples).
 
 use std::collections::VecDeque;
 
@@ -150,9 +151,11 @@ impl Simulation {
     }
 
     /// Set up the several-flow path: which links' packets their receiver or sender takes, in a run of two
-    /// flows or more without traffic sources (whose connections reuse slots and routes).
+    /// flows or more or with traffic sources. It is set up for the scenario's flows only, the ones there
+    /// are now: a source's connections come later, into slots beyond them, over their source's shared
+    /// access links (`link_users` never counts them, and those links are no flow's own).
     pub(super) fn take_several_ahead(&mut self) {
-        if !self.sources.is_empty() || self.flows.len() < 2 {
+        if self.sources.is_empty() && self.flows.len() < 2 {
             return;
         }
         let receivers = self.links_received_ahead();
@@ -210,8 +213,8 @@ impl Simulation {
     /// taken ahead never has to be taken between a sample's scheduling and its firing; one due with a
     /// sample is ordered against it by `ack_precedes_sample`). Flows that stop or end take it too: the
     /// sender reads its stop against the ACK's arrival, and a transfer ends as of the arrival of the ACK
-    /// that completes it (`sender_takes`); only a traffic source's connection retires, and runs with
-    /// sources take none of this path.
+    /// that completes it (`sender_takes`); only a traffic source's connection retires, and connections
+    /// take none of this path.
     fn links_sent_ahead(&self) -> Vec<usize> {
         let users = self.link_users();
         let own_plain_link = |l: u32| {
@@ -348,10 +351,12 @@ impl Simulation {
         let sample_first = self.sample_scheduled_first(at, scheduled);
         let through = if sample_first { at } else { SimTime(at.0 - 1) };
         let rows = &mut self.several.senders[f as usize].rows;
-        let from = rows.last_through().map_or(next, |t| SimTime(t.0 + 1)).max(next);
-        let first_due = next.0 + (from.0 - next.0).div_ceil(interval) * interval;
-        if first_due <= through.0 && first_due <= self.end.0 {
-            rows.keep(through, SenderRow::read(&self.flows[f as usize].sender, Vec::new()));
+        // Sample times lie on one grid (`next_sample` steps by the interval), so the first one after the
+        // last row is found once, when that row is kept, not with a division at every ACK.
+        let first_due = rows.after_last().max(next);
+        if first_due <= through && first_due <= self.end {
+            let after = SimTime(next.0 + (through.0 + 1 - next.0).div_ceil(interval) * interval);
+            rows.keep(through, after, SenderRow::read(&self.flows[f as usize].sender, Vec::new()));
         }
     }
 
@@ -389,8 +394,8 @@ impl Simulation {
         debug_assert!(self.out.is_empty());
         let flow = &mut self.flows[fi];
         flow.sender.on_ack(at, ack, &mut self.out);
-        // A finite transfer ends as packet by packet (`Simulation::forward`); a flow of this path has no
-        // traffic source, so it never retires.
+        // A finite transfer ends as packet by packet (`Simulation::forward`); a flow of this path is one
+        // of the scenario's, not a traffic source's connection, so it never retires.
         if flow.transfer_just_completed() {
             self.complete_at(f, at);
         }
