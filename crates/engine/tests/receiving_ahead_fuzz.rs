@@ -220,12 +220,18 @@ fn several_config(d: &mut Draw, case: u64) -> Value {
     cfg
 }
 
+/// A family of cases with several flows (or sources): its own stream of draws (the seed times `spread`),
+/// `default` cases unless `cases_var` says otherwise, and at least a third of them taking a path ahead.
+fn several_family(spread: u64, cases_var: &str, default: u64, make: fn(&mut Draw, u64) -> Value, what: &str) {
+    let mut d = Draw(env("CCLAB_AHEAD_SEED", 20261125).wrapping_mul(spread) | 1);
+    let cases = env(cases_var, default);
+    let taken = run_cases(&mut d, cases, make, &[999_999, 7 * MS, 100 * MS, 2_000 * MS], what);
+    assert!(taken * 3 > cases, "only {taken} of {cases} took a path ahead");
+}
+
 #[test]
 fn random_runs_of_several_flows_read_the_same_both_ways() {
-    let mut d = Draw(env("CCLAB_AHEAD_SEED", 20261125).wrapping_mul(5) | 1);
-    let cases = env("CCLAB_AHEAD_SEVERAL_CASES", 40);
-    let taken = run_cases(&mut d, cases, several_config, &[999_999, 7 * MS, 100 * MS, 2_000 * MS], "several, ");
-    assert!(taken * 3 > cases, "only {taken} of {cases} took a path ahead");
+    several_family(5, "CCLAB_AHEAD_SEVERAL_CASES", 40, several_config, "several, ");
 }
 
 /// `several_config` (or a lone flow) with traffic sources beside the flows: connections that come and go
@@ -266,8 +272,5 @@ fn traffic_config(d: &mut Draw, case: u64) -> Value {
 
 #[test]
 fn random_runs_with_traffic_sources_read_the_same_both_ways() {
-    let mut d = Draw(env("CCLAB_AHEAD_SEED", 20261125).wrapping_mul(11) | 1);
-    let cases = env("CCLAB_AHEAD_TRAFFIC_CASES", 30);
-    let taken = run_cases(&mut d, cases, traffic_config, &[999_999, 7 * MS, 100 * MS, 2_000 * MS], "traffic, ");
-    assert!(taken * 3 > cases, "only {taken} of {cases} took a path ahead");
+    several_family(11, "CCLAB_AHEAD_TRAFFIC_CASES", 30, traffic_config, "traffic, ");
 }
