@@ -240,9 +240,6 @@ fn random_runs_of_several_flows_read_the_same_both_ways() {
 /// packets ahead while the connections' packets go packet by packet.
 fn traffic_config(d: &mut Draw, case: u64) -> Value {
     let mut cfg = if d.one_in(4) { config(d, case) } else { several_config(d, case) };
-    cfg["flows"].as_array_mut().unwrap().iter_mut().for_each(|f| {
-        f.as_object_mut().unwrap().remove("direction");
-    });
     let mut sources = vec![];
     for i in 0..1 + d.next() % 2 {
         let mut flow = config(d, case)["flows"][0].clone();
