@@ -69,7 +69,7 @@ impl Line {
     #[inline(always)]
     pub fn push(&mut self, arrival: SimTime, pkt: Packet, lines: &mut LinePool) {
         if self.len == self.slots.len() {
-            self.grow(arrival, pkt, lines);
+            self.grow(lines);
         }
         let mask = self.slots.len() - 1;
         self.slots[(self.head + self.len) & mask] = OnLine { arrival, pkt };
@@ -103,11 +103,12 @@ impl Line {
     }
 
     /// Double the ring (at least 4 entries, as std's `VecDeque` grows, so that a line takes the memory it
-    /// took as one); a new buffer's slots hold copies of `filler` until written.
+    /// took as one); a new buffer's slots hold a placeholder until written. Not the packet being pushed,
+    /// as they did: passing it here kept that packet in memory at every push (docs/benchmarks.md, run 37).
     #[inline(never)]
-    fn grow(&mut self, arrival: SimTime, filler: Packet, lines: &mut LinePool) {
+    fn grow(&mut self, lines: &mut LinePool) {
         let capacity = (self.slots.len() * 2).max(4);
-        self.reallocate(capacity, OnLine { arrival, pkt: filler }, lines);
+        self.reallocate(capacity, OnLine { arrival: SimTime(0), pkt: Packet::PLACEHOLDER }, lines);
     }
 
     /// Whether the ring has room to give back (`spare`: it holds under an eighth of its room, and more

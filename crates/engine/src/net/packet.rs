@@ -134,6 +134,19 @@ pub struct Packet {
     pub payload: Payload,
 }
 
+impl Packet {
+    /// A packet that stands for none: what a ring's slots hold before their first write (`net::line`).
+    pub const PLACEHOLDER: Packet = Packet {
+        flow: 0,
+        dir: Direction::Forward,
+        hop: 0,
+        size: 0,
+        sent_at: SimTime(0),
+        ecn: Ecn::NotEct,
+        payload: Payload::Data { seq: SeqNo(0), retransmission: false, cwr: false },
+    };
+}
+
 impl SeqRange {
     pub fn len(&self) -> u64 {
         self.end - self.start

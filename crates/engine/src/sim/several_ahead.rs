@@ -243,6 +243,7 @@ impl Simulation {
     /// Put `pkt`, which enters plain link `link` as of `entered` and reaches its far end at `reaches`, on
     /// the link's line; if the line's last arrival comes before its entry, mark it (module comment): packet
     /// by packet the line is empty when it enters, and its event is scheduled then.
+    #[inline(always)]
     pub(super) fn put_on_line_as_of(&mut self, link: usize, entered: SimTime, reaches: SimTime, pkt: Packet) {
         if self.links[link].line_tail_arrival().is_some_and(|t| t < entered) {
             self.several.restarts.push_back(link, Restart { arrival: reaches, entered });
