@@ -36,6 +36,7 @@ use crate::stats::{jain_index, BottleneckSummary, ConnectionRecords, FlowLife, F
 use crate::tcp::burst::BurstLimit;
 use crate::tcp::frto::FrtoConfig;
 use crate::tcp::receiver::Receiver;
+use crate::tcp::segment::Segment;
 use crate::tcp::sender::{RttHistogram, Sender, SenderConfig, SenderCounters};
 use crate::time::{Rate, SimDuration, SimTime};
 use crate::traffic::dist::Distribution;
@@ -295,8 +296,10 @@ pub struct Simulation {
     records: ConnectionRecords,
     /// Packets of an earlier connection that reached an endpoint after their slot was reused.
     stale_packets: u64,
-    /// Scratch buffer for packets an endpoint emits.
+    /// Scratch buffer for the ACKs a receiver emits.
     out: Vec<Packet>,
+    /// Scratch buffer for the segments a sender emits (`tcp/segment.rs`).
+    sent: Vec<Segment>,
     /// Scratch buffer for packets a hand-off link passes on.
     handed: Vec<(SimTime, Packet)>,
     snapshot: Option<Snapshot>,
@@ -325,8 +328,9 @@ pub struct Simulation {
     /// Data packets that crossed the first link but reach the second at or after `read_horizon`, in
     /// order: they go on after that reading (`release_waiting_data`).
     waiting_data: VecDeque<(SimTime, Packet)>,
-    /// Scratch: the packets a sender emitted, while taking them ahead puts its receiver's ACKs in `out`.
-    emitted: Vec<Packet>,
+    /// Scratch: the segments a sender emitted, read from here while taking them ahead, which runs their
+    /// receiver and may run a sender again (into `sent`).
+    emitted: Vec<Segment>,
     /// No reading of the receivers' counts happens before this time (the next sample, the measurement
     /// start, the end of the current step): a packet taken ahead that arrives earlier needs no receipt.
     read_horizon: SimTime,
@@ -501,6 +505,7 @@ impl Simulation {
             data_ahead: None,
             waiting_data: VecDeque::new(),
             emitted: Vec::with_capacity(64),
+            sent: Vec::with_capacity(64),
             read_horizon: SimTime::ZERO,
             step_end: SimTime::ZERO,
             next_sample: (sample_interval > SimDuration::ZERO).then_some(SimTime::ZERO),
@@ -801,8 +806,8 @@ impl Simulation {
                 flow.sender_timer = None;
                 // `on_timer` itself does nothing unless a deadline is due (nearly every event here is a
                 // pacing wake-up that is), so the deadline is not computed for a test first.
-                flow.sender.on_timer(now, &mut self.out);
-                self.inject(f, Direction::Forward);
+                flow.sender.on_timer(now, &mut self.sent);
+                self.inject_sent(f);
                 // ACKs that waited for this event go now (`drain_sender`), with the timer it armed.
                 if self.sender_has_waiting(f) {
                     self.arm_sender_timer(f);
@@ -817,13 +822,13 @@ impl Simulation {
                 }
                 flow.receiver_timer = None;
                 flow.receiver.on_timer(now, &mut self.out);
-                self.inject(f, Direction::Reverse);
+                self.inject_acks(f);
                 self.arm_receiver_timer(f);
             }
             Event::FlowStart(f) => {
                 self.flows[f as usize].life.started_at = Some(now);
-                self.flows[f as usize].sender.start(now, &mut self.out);
-                self.inject(f, Direction::Forward);
+                self.flows[f as usize].sender.start(now, &mut self.sent);
+                self.inject_sent(f);
                 self.arm_sender_timer(f);
             }
             Event::Sample => {
@@ -875,18 +880,18 @@ impl Simulation {
         match pkt.dir {
             Direction::Forward => {
                 flow.receiver.on_data(self.now, &pkt, &mut self.out);
-                self.inject(f, Direction::Reverse);
+                self.inject_acks(f);
                 self.arm_receiver_timer(f);
             }
             Direction::Reverse => {
-                flow.sender.on_ack(self.now, &pkt, &mut self.out);
+                flow.sender.on_ack(self.now, &pkt, &mut self.sent);
                 if flow.transfer_just_completed() {
                     self.complete(f);
                     if self.flows[f as usize].retired {
                         return;
                     }
                 }
-                self.inject(f, Direction::Forward);
+                self.inject_sent(f);
                 self.arm_sender_timer(f);
             }
         }
@@ -1052,25 +1057,18 @@ impl Simulation {
         }
     }
 
-    /// Put the packets an endpoint just emitted on the first link of their path. Often there are none (a
-    /// paced sender's ACKs mostly send nothing: its timer does), so that test stays inline at the call
-    /// site and only a non-empty batch pays for the call.
+    /// Put the ACKs a receiver just emitted on the first link back. Often there are none (delayed ACKs),
+    /// so that test stays inline at the call site and only a non-empty batch pays for the call.
     #[inline(always)]
-    fn inject(&mut self, f: u32, dir: Direction) {
+    fn inject_acks(&mut self, f: u32) {
         if !self.out.is_empty() {
-            self.inject_emitted(f, dir);
+            self.inject_emitted_acks(f);
         }
     }
 
     #[inline(never)]
-    fn inject_emitted(&mut self, f: u32, dir: Direction) {
-        let first = self.routes.first_hop(f, dir) as usize;
-        if let Some((ahead_from, second)) = self.data_ahead {
-            if first == ahead_from {
-                self.inject_ahead(first, second);
-                return;
-            }
-        }
+    fn inject_emitted_acks(&mut self, f: u32) {
+        let first = self.routes.first_hop(f, Direction::Reverse) as usize;
         let link = &mut self.links[first];
         // Copied out and cleared after, rather than drained: a drain's set-up and drop cost more than the
         // one or two packets an endpoint usually emits.
@@ -1082,13 +1080,41 @@ impl Simulation {
         self.pass_on_handed_off(first);
     }
 
-    /// The sender's packets cross its plain access link `first` now, and the bottleneck `second` takes
-    /// each as of its arrival there, or it waits for the reading due before that (`data_ahead`). Taking one
-    /// runs its receiver, whose ACK goes into `out`: the packets are read from `emitted` meanwhile.
-    fn inject_ahead(&mut self, first: usize, second: usize) {
-        std::mem::swap(&mut self.out, &mut self.emitted);
+    /// Put the segments a sender just emitted on the first link of their path. Often there are none (a
+    /// paced sender's ACKs mostly send nothing: its timer does), so that test stays inline at the call
+    /// site and only a non-empty batch pays for the call.
+    #[inline(always)]
+    fn inject_sent(&mut self, f: u32) {
+        if !self.sent.is_empty() {
+            self.inject_emitted_segments(f);
+        }
+    }
+
+    #[inline(never)]
+    fn inject_emitted_segments(&mut self, f: u32) {
+        let first = self.routes.first_hop(f, Direction::Forward) as usize;
+        if let Some((ahead_from, second)) = self.data_ahead {
+            if first == ahead_from {
+                self.inject_ahead(f, first, second);
+                return;
+            }
+        }
+        let (sender, link) = (&self.flows[f as usize].sender, &mut self.links[first]);
+        for &seg in &self.sent {
+            link.enqueue(self.now, sender.packet(seg), &mut self.events, &mut self.lines);
+        }
+        self.sent.clear();
+        self.pass_on_handed_off(first);
+    }
+
+    /// Flow `f`'s segments cross its plain access link `first` now, and the bottleneck `second` takes
+    /// each packet as of its arrival there, or it waits for the reading due before that (`data_ahead`).
+    /// Each packet is made here, in registers, and every call on its way to its receiver is inlined
+    /// (`tcp/segment.rs`).
+    fn inject_ahead(&mut self, f: u32, first: usize, second: usize) {
+        std::mem::swap(&mut self.sent, &mut self.emitted);
         for i in 0..self.emitted.len() {
-            let mut pkt = self.emitted[i];
+            let mut pkt = self.flows[f as usize].sender.packet(self.emitted[i]);
             let reaches = self.links[first].traverse_plainly(self.now, pkt.size);
             if self.waiting_data.is_empty() && reaches < self.read_horizon {
                 pkt.hop += 1;
@@ -1277,8 +1303,8 @@ impl Simulation {
             }
         }
         self.groups[group as usize].created += 1;
-        self.flows[slot as usize].sender.start(now, &mut self.out);
-        self.inject(slot, Direction::Forward);
+        self.flows[slot as usize].sender.start(now, &mut self.sent);
+        self.inject_sent(slot);
         self.arm_sender_timer(slot);
     }
 

@@ -108,7 +108,7 @@ impl Line {
     #[inline(never)]
     fn grow(&mut self, lines: &mut LinePool) {
         let capacity = (self.slots.len() * 2).max(4);
-        self.reallocate(capacity, OnLine { arrival: SimTime(0), pkt: Packet::PLACEHOLDER }, lines);
+        self.reallocate(capacity, lines);
     }
 
     /// Whether the ring has room to give back (`spare`: it holds under an eighth of its room, and more
@@ -125,9 +125,7 @@ impl Line {
     #[inline(never)]
     pub fn give_back_spare(&mut self, lines: &mut LinePool) {
         if self.has_spare() {
-            // Any slot serves as filler: the ring is never empty of slots once it has room to give back.
-            let filler = self.slots[self.head];
-            self.reallocate(kept_capacity(self.len, FLOOR), filler, lines);
+            self.reallocate(kept_capacity(self.len, FLOOR), lines);
         }
     }
 
@@ -145,16 +143,15 @@ impl Line {
                 self.keeps = true;
                 self.spare_below = 0;
             } else {
-                let filler = self.slots[self.head];
-                self.reallocate(kept_capacity(self.len, FLOOR), filler, lines);
+                self.reallocate(kept_capacity(self.len, FLOOR), lines);
             }
         }
     }
 
     /// Move the entries on the wire to a ring of `capacity` slots (a power of two, at least the length),
     /// unwrapped to its start, taken from `lines` if it holds one of the size (its other slots hold stale
-    /// entries, never read), else new with copies of `filler` there; the old buffer goes to `lines`.
-    fn reallocate(&mut self, capacity: usize, filler: OnLine, lines: &mut LinePool) {
+    /// entries, never read), else new with a placeholder there; the old buffer goes to `lines`.
+    fn reallocate(&mut self, capacity: usize, lines: &mut LinePool) {
         debug_assert!(capacity.is_power_of_two() && capacity >= self.len);
         // The entries in order: from the head to the end of the old buffer, then the wrapped rest; two
         // block copies (memcpy's vector moves), where a copy entry by entry through the index mask cost
@@ -172,7 +169,7 @@ impl Line {
                 let mut slots = Vec::with_capacity(capacity);
                 slots.extend_from_slice(first);
                 slots.extend_from_slice(second);
-                slots.resize(capacity, filler);
+                slots.resize(capacity, OnLine { arrival: SimTime(0), pkt: Packet::PLACEHOLDER });
                 slots
             }
         };

@@ -392,22 +392,23 @@ impl Simulation {
     fn sender_takes(&mut self, f: u32, at: SimTime, ack: &Packet) {
         let fi = f as usize;
         self.events.work_as_of(at);
-        debug_assert!(self.out.is_empty());
+        debug_assert!(self.sent.is_empty());
         let flow = &mut self.flows[fi];
-        flow.sender.on_ack(at, ack, &mut self.out);
+        flow.sender.on_ack(at, ack, &mut self.sent);
         // A finite transfer ends as packet by packet (`Simulation::forward`); a flow of this path is one
         // of the scenario's, not a traffic source's connection, so it never retires.
         if flow.transfer_just_completed() {
             self.complete_at(f, at);
         }
-        if !self.out.is_empty() {
+        if !self.sent.is_empty() {
             let first = self.routes.first_hop(f, Direction::Forward) as usize;
-            for i in 0..self.out.len() {
-                let pkt = self.out[i];
+            // Each packet is made here, in registers, on its way to its ring (`tcp/segment.rs`).
+            for i in 0..self.sent.len() {
+                let pkt = self.flows[fi].sender.packet(self.sent[i]);
                 let reaches = self.links[first].traverse_plainly(at, pkt.size);
                 self.put_on_line_as_of(first, at, reaches, pkt);
             }
-            self.out.clear();
+            self.sent.clear();
         }
         self.arm_sender_timer(f);
         self.events.work_now();

@@ -8,6 +8,7 @@ pub mod rate;
 pub mod rto_ns2;
 pub mod rtt;
 pub mod scoreboard;
+pub mod segment;
 pub mod sender;
 
 #[cfg(test)]

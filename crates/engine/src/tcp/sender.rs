@@ -1,5 +1,6 @@
 //! A bulk-data TCP sender as a sans-IO state machine: it is handed ACKs and timer expiries with `now`,
-//! and answers with the packets to send (appended to `out`) and its next deadline (`timer_deadline`).
+//! and answers with the segments to send (appended to `out`; `packet` makes their packets) and its next
+//! deadline (`timer_deadline`).
 //!
 //! The sender runs Linux's state machine: Open -> Recovery on fast retransmit, -> Loss on a
 //! retransmission timeout, back to Open once the recovery point is acknowledged. The window belongs to
@@ -28,6 +29,7 @@
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::histogram::LogHistogram;
 use crate::net::packet::{Direction, Ecn, Packet, Payload};
+use crate::tcp::segment::Segment;
 use crate::tcp::burst::BurstLimit;
 use crate::tcp::frto::{FrtoConfig, FrtoVariant, Probe, ProbeAck, SpuriousResponse, Verdict};
 use crate::tcp::rate::RateSampler;
@@ -272,12 +274,12 @@ impl Sender {
     }
 
     /// The application starts writing: send the initial window.
-    pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn start(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         self.started = true;
         self.send_what_is_allowed(now, out);
     }
 
-    pub fn on_ack(&mut self, now: SimTime, ack: &Packet, out: &mut Vec<Packet>) {
+    pub fn on_ack(&mut self, now: SimTime, ack: &Packet, out: &mut Vec<Segment>) {
         let Payload::Ack { cum_ack, echo_retransmission, ece, n_sack, .. } = ack.payload else {
             return;
         };
@@ -462,7 +464,7 @@ impl Sender {
         in_flight >= cwnd || cwnd - in_flight <= 3
     }
 
-    fn enter_recovery(&mut self, now: SimTime, prior_in_flight: u32, out: &mut Vec<Packet>) {
+    fn enter_recovery(&mut self, now: SimTime, prior_in_flight: u32, out: &mut Vec<Segment>) {
         let una = self.sb.snd_una();
         if !self.sb.is_lost(una) && self.dupacks as u64 >= DUP_THRESH {
             self.sb.mark_lost(una);
@@ -486,7 +488,7 @@ impl Sender {
         }
     }
 
-    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         let rto_due = self.rto_deadline.is_some_and(|deadline| now >= deadline);
         if rto_due && self.sb.packets_out() == 0 {
             self.rto_deadline = None;
@@ -546,7 +548,7 @@ impl Sender {
 
     /// F-RTO step 1 (`tcp/frto.rs`): a timeout in the Open state, or a repeated one before any ACK
     /// advanced the window, resends the head only and leaves the algorithm alone until the verdict.
-    fn start_frto(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    fn start_frto(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         self.counters.timeouts += 1;
         let una = self.sb.snd_una();
         match &mut self.frto {
@@ -604,7 +606,7 @@ impl Sender {
     }
 
     /// During F-RTO detection, only the new segments of step 2b go out, whatever cwnd allows.
-    fn send_frto_probes(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    fn send_frto_probes(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         while self.frto.as_ref().is_some_and(|probe| probe.new_allowed > 0) && self.may_send_new(now) {
             if let Some(probe) = &mut self.frto {
                 probe.new_allowed -= 1;
@@ -619,7 +621,7 @@ impl Sender {
     /// RFC 6675 NextSeg, in order: lost segments, then new data, while pipe < cwnd, or the larger window
     /// the recovery rule allows (`linux-2.6` mode's rate-halving allowance).
     #[inline(always)]
-    fn send_what_is_allowed(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    fn send_what_is_allowed(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if !self.started {
             return;
         }
@@ -693,7 +695,7 @@ impl Sender {
 
     /// The next new segment leaves now.
     #[inline(always)]
-    fn send_new(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    fn send_new(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         let seq = match &mut self.rate {
             // It starts a sampling flight when nothing else is outstanding (`tcp_rate_skb_sent`).
             Some(rate) => {
@@ -705,7 +707,7 @@ impl Sender {
         self.emit(seq, false, now, out);
     }
 
-    fn retransmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
+    fn retransmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Segment>) {
         if let Some(rate) = &mut self.rate {
             // Something is outstanding (this segment): never the start of a sampling flight.
             let stamp = rate.on_send(now, false);
@@ -723,20 +725,27 @@ impl Sender {
 
     /// Hand segment `seq` to the network (its delivery-rate stamp, if any, is already set).
     #[inline(always)]
-    fn emit(&mut self, seq: u64, retransmission: bool, now: SimTime, out: &mut Vec<Packet>) {
+    fn emit(&mut self, seq: u64, retransmission: bool, now: SimTime, out: &mut Vec<Segment>) {
         self.counters.packets_sent += 1;
         // RFC 3168 section 6.1.5: retransmissions are not ECN-capable; CWR rides on new data.
         let ecn = if self.cfg.ecn && !retransmission { Ecn::Ect } else { Ecn::NotEct };
         let cwr = self.cwr_pending && !retransmission;
         self.cwr_pending &= !cwr;
-        out.push(Packet {
+        out.push(Segment::new(seq, now, retransmission, cwr, ecn));
+    }
+
+    /// The packet that carries `seg` (one this sender emitted), assembled where it goes on its way
+    /// (`tcp/segment.rs` says why not here).
+    #[inline(always)]
+    pub fn packet(&self, seg: Segment) -> Packet {
+        Packet {
             flow: self.cfg.flow,
             dir: Direction::Forward,
             hop: 0,
             size: self.cfg.packet_size,
-            sent_at: now,
-            ecn,
-            payload: Payload::Data { seq: seq.into(), retransmission, cwr },
-        });
+            sent_at: seg.sent_at,
+            ecn: seg.ecn(),
+            payload: Payload::Data { seq: seg.seq.into(), retransmission: seg.retransmission(), cwr: seg.cwr() },
+        }
     }
 }

@@ -6,6 +6,7 @@ use crate::cc::newreno::{NewReno, NewRenoConfig};
 use crate::cc::common::Counting;
 use crate::net::packet::{Direction, Ecn, Packet, Payload, SeqRange};
 use crate::tcp::frto::{FrtoConfig, FrtoVariant, SpuriousResponse};
+use crate::tcp::segment::Segment;
 use crate::tcp::sender::{CaState, Recovery, Sender, SenderConfig};
 use crate::time::{SimDuration, SimTime};
 
@@ -63,13 +64,8 @@ fn feed(s: &mut Sender, now: SimTime, a: Packet) -> Vec<(u64, bool)> {
     emitted(&out)
 }
 
-fn emitted(out: &[Packet]) -> Vec<(u64, bool)> {
-    out.iter()
-        .map(|p| match p.payload {
-            Payload::Data { seq, retransmission, .. } => (seq.get(), retransmission),
-            _ => panic!("sender emitted an ACK"),
-        })
-        .collect()
+fn emitted(out: &[Segment]) -> Vec<(u64, bool)> {
+    out.iter().map(|seg| (seg.seq, seg.retransmission())).collect()
 }
 
 fn start(s: &mut Sender) -> Vec<(u64, bool)> {
@@ -434,7 +430,7 @@ fn an_ecn_echo_halves_the_window_once_per_window_and_the_next_new_segment_carrie
     s.start(SimTime(0), &mut out);
     // IW 10: segments 0-9, all ECN-capable, none with CWR.
     assert_eq!(out.len(), 10);
-    assert!(out.iter().all(|p| p.ecn == Ecn::Ect && matches!(p.payload, Payload::Data { cwr: false, .. })));
+    assert!(out.iter().all(|seg| seg.ecn() == Ecn::Ect && !seg.cwr()));
     let echo = |cum: u64| {
         let mut a = ack(cum, &[], false);
         a.payload = Payload::ack(cum, &[], false, true);
@@ -460,8 +456,12 @@ fn an_ecn_echo_halves_the_window_once_per_window_and_the_next_new_segment_carrie
     let mut out = vec![];
     s.on_ack(ms(110), &echo(6), &mut out);
     assert_eq!(emitted(&out), vec![(10, false), (11, false)]);
-    assert!(matches!(out[0].payload, Payload::Data { cwr: true, .. }));
-    assert!(matches!(out[1].payload, Payload::Data { cwr: false, .. }));
+    assert!(out[0].cwr() && !out[1].cwr());
+    // The packets carry what the segments say.
+    let packets: Vec<Packet> = out.iter().map(|&seg| s.packet(seg)).collect();
+    assert!(matches!(packets[0].payload, Payload::Data { cwr: true, retransmission: false, .. }));
+    assert!(matches!(packets[1].payload, Payload::Data { cwr: false, retransmission: false, .. }));
+    assert!(packets.iter().all(|p| p.ecn == Ecn::Ect && p.sent_at == ms(110) && p.size == 1500 && p.dir == Direction::Forward));
     assert_eq!(s.counters().ecn_reductions, 1);
     // Once segment 9 (the last of the reduced window) is acknowledged, a new echo reduces again.
     let mut out = vec![];
