@@ -8,9 +8,14 @@
 //! packets still on their way: this log keeps, for each packet taken ahead that could be seen early,
 //! when it arrives and the receiver's counts before it.
 //!
-//! Only packets that arrive at or after the next time anything reads the receiver are logged (the
-//! caller's `read_horizon`): the others have arrived by the time they could be read. With series off,
-//! that is the end of the runner's step, so the log holds a few packets at most.
+//! A reading at `r` needs the counts before the first packet that has not arrived by `r`, so only a
+//! packet that can be that first one is logged: one arriving at or after the next time anything may
+//! read the receiver (the caller's `read_horizon`: the next sample, the measurement start, the end of
+//! the runner's step), and, before the end of the step and the measurement start, only if a sample is
+//! due between the arrival of the packet before it and its own (`sample_due`). Those two are the only
+//! readings that can come at any time; samples come on their grid. So a receiver that runs half a sample
+//! interval ahead logs one packet per sample, not half its packets (docs/benchmarks.md, run 39). A
+//! reading finds the first logged packet not arrived by then, which is the first such packet of all.
 
 use crate::time::SimTime;
 
@@ -46,6 +51,9 @@ pub struct EarlyReceipts {
     slots: Vec<Receipt>,
     head: usize,
     len: usize,
+    /// The first sample time at or after the last logged packet's arrival: a later packet arriving before
+    /// it follows no sample that the logged one precedes, so no sample can find it first (`sample_due`).
+    next_due: SimTime,
 }
 
 impl EarlyReceipts {
@@ -53,7 +61,9 @@ impl EarlyReceipts {
     /// `before_sample`: its arrival fires before a sample due at `at`, packet by packet. Receipts due
     /// before `now` are forgotten first; one due at `now` is kept, for a reading at `now` still to come
     /// that fires before the arrivals (a sample).
-    pub fn record(&mut self, now: SimTime, at: SimTime, before_sample: bool, delivered_before: u64, received_before: u64) {
+    /// `next_due`: the first sample time at or after `at` (`sample_due`).
+    pub fn record(&mut self, now: SimTime, at: SimTime, next_due: SimTime, before_sample: bool, delivered_before: u64, received_before: u64) {
+        self.next_due = next_due;
         self.forget_due(now);
         if self.len == self.slots.len() {
             self.grow();
@@ -61,6 +71,16 @@ impl EarlyReceipts {
         let mask = self.slots.len() - 1;
         self.slots[(self.head + self.len) & mask] = Receipt { at, before_sample, delivered_before, received_before };
         self.len += 1;
+    }
+
+    /// Whether a sample may find a packet arriving at `at` the first one not yet arrived: one is due at or
+    /// after the last logged packet's arrival and by `at`. Samples due before the next one (`next_sample`)
+    /// are past, and a packet taken but not logged arrived before the sample time after the last logged
+    /// one (it would have been logged otherwise), so that sample is still the first after it. Counting
+    /// the sample due at a logged packet's own arrival, and at `at`, keeps every tie (`before_sample`).
+    #[inline(always)]
+    pub fn sample_due(&self, at: SimTime, next_sample: SimTime) -> bool {
+        at >= self.next_due.max(next_sample)
     }
 
     fn forget_due(&mut self, now: SimTime) {
@@ -143,9 +163,9 @@ mod tests {
     fn counts_as_of_a_reading_leave_out_packets_not_yet_arrived() {
         let mut log = EarlyReceipts::default();
         // Receiver counts (delivered, received) before each packet: 10/10, 11/11, 11/12 (a hole).
-        log.record(SimTime(100), SimTime(200), false, 10, 10);
-        log.record(SimTime(110), SimTime(210), false, 11, 11);
-        log.record(SimTime(120), SimTime(220), false, 11, 12);
+        log.record(SimTime(100), SimTime(200), SimTime::ZERO, false, 10, 10);
+        log.record(SimTime(110), SimTime(210), SimTime::ZERO, false, 11, 11);
+        log.record(SimTime(120), SimTime(220), SimTime::ZERO, false, 11, 12);
         let current = (13, 13);
         assert_eq!(log.as_of(SimTime(150), Reading::AfterArrivals, current), (10, 10));
         assert_eq!(log.as_of(SimTime(200), Reading::AfterArrivals, current), (11, 11));
@@ -159,7 +179,7 @@ mod tests {
         let mut log = EarlyReceipts::default();
         // Each packet arrives 250 ns after it is taken: 25 are on their way at once, past the first 16 slots.
         for k in 0..40u64 {
-            log.record(SimTime(k * 10), SimTime(k * 10 + 250), false, k, k);
+            log.record(SimTime(k * 10), SimTime(k * 10 + 250), SimTime::ZERO, false, k, k);
         }
         // The last record, at 390, forgot the packets due before then (k <= 13).
         assert_eq!(log.len, 26);
@@ -171,11 +191,28 @@ mod tests {
     #[test]
     fn a_packet_due_now_stays_unarrived_for_a_reading_before_the_arrivals_after_a_record_now() {
         let mut log = EarlyReceipts::default();
-        log.record(SimTime(100), SimTime(200), false, 10, 10);
+        log.record(SimTime(100), SimTime(200), SimTime::ZERO, false, 10, 10);
         // Another packet is taken ahead at 200, by an event that fires before a sample due at 200.
-        log.record(SimTime(200), SimTime(300), false, 11, 11);
+        log.record(SimTime(200), SimTime(300), SimTime::ZERO, false, 11, 11);
         assert_eq!(log.as_of(SimTime(200), Reading::BeforeArrivals, (12, 12)), (10, 10));
         assert_eq!(log.as_of(SimTime(200), Reading::AfterArrivals, (12, 12)), (11, 11));
+    }
+
+    #[test]
+    fn after_a_logged_packet_only_one_past_the_next_sample_time_is_needed() {
+        // Samples every 100 ns from 100 on. A packet arriving at 130 is logged, with the first sample
+        // time at or after it, 200: packets arriving at 150 and 199 follow no sample the logged one
+        // precedes; one at 200 may be the first a sample at 200 finds not arrived, one at 260 too.
+        let mut log = EarlyReceipts::default();
+        assert!(log.sample_due(SimTime(130), SimTime(100)));
+        log.record(SimTime(50), SimTime(130), SimTime(200), false, 5, 5);
+        assert!(!log.sample_due(SimTime(150), SimTime(100)));
+        assert!(!log.sample_due(SimTime(199), SimTime(100)));
+        assert!(log.sample_due(SimTime(200), SimTime(100)));
+        assert!(log.sample_due(SimTime(260), SimTime(100)));
+        // Once the sample at 200 has been taken (the next is at 300), a packet at 260 is not needed.
+        assert!(!log.sample_due(SimTime(260), SimTime(300)));
+        assert!(log.sample_due(SimTime(300), SimTime(300)));
     }
 
     #[test]
@@ -183,8 +220,8 @@ mod tests {
         let mut log = EarlyReceipts::default();
         // Packets due at 200 and 300; packet by packet the first fires before a sample due at 200 (its
         // event was numbered before that sample was scheduled), the second after a sample due at 300.
-        log.record(SimTime(100), SimTime(200), true, 10, 10);
-        log.record(SimTime(150), SimTime(300), false, 11, 11);
+        log.record(SimTime(100), SimTime(200), SimTime::ZERO, true, 10, 10);
+        log.record(SimTime(150), SimTime(300), SimTime::ZERO, false, 11, 11);
         let current = (12, 12);
         assert_eq!(log.as_of(SimTime(200), Reading::Sample, current), (11, 11));
         assert_eq!(log.as_of(SimTime(200), Reading::BeforeArrivals, current), (10, 10));

@@ -328,9 +328,6 @@ pub struct Simulation {
     /// Data packets that crossed the first link but reach the second at or after `read_horizon`, in
     /// order: they go on after that reading (`release_waiting_data`).
     waiting_data: VecDeque<(SimTime, Packet)>,
-    /// Scratch: the segments a sender emitted, read from here while taking them ahead, which runs their
-    /// receiver and may run a sender again (into `sent`).
-    emitted: Vec<Segment>,
     /// No reading of the receivers' counts happens before this time (the next sample, the measurement
     /// start, the end of the current step): a packet taken ahead that arrives earlier needs no receipt.
     read_horizon: SimTime,
@@ -504,7 +501,6 @@ impl Simulation {
             waiting_acks: VecDeque::new(),
             data_ahead: None,
             waiting_data: VecDeque::new(),
-            emitted: Vec::with_capacity(64),
             sent: Vec::with_capacity(64),
             read_horizon: SimTime::ZERO,
             step_end: SimTime::ZERO,
@@ -688,8 +684,8 @@ impl Simulation {
     }
 
     /// Whether, packet by packet, a data packet that reaches the receiver at `at` arrives before a sample
-    /// due at `at` fires (asked of every packet taken at the hand-off while receipts are marked; it matters
-    /// when `at` is a sample's time). The link `before` took the packet at `entered` (`samples_follow_acks`).
+    /// due at `at` fires (asked of every packet logged while receipts are marked; it matters when `at` is
+    /// a sample's time). The link `before` took the packet at `entered` (`samples_follow_acks`).
     ///
     /// That sample was scheduled when the one before it fired, at `s = at - interval`. Packet by packet
     /// the arrival's event is scheduled when the packet is taken, if the receiver's link is empty then,
@@ -698,18 +694,17 @@ impl Simulation {
     /// arrival's kind comes before a sample's): both the taking (`entered <= s`) and the packet before's
     /// arrival.
     ///
-    /// The answer is kept as the next packet's predecessor (`last_received`).
+    /// `previous`: the arrival of the packet before it (`last_received` as it was before this one, which
+    /// follows every packet taken, logged or not).
     #[inline(never)]
-    fn arrival_before_sample(&mut self, entered: SimTime, at: SimTime) -> bool {
+    fn arrival_before_sample(&self, entered: SimTime, at: SimTime, previous: Option<SimTime>) -> bool {
         let interval = self.sample_interval.0;
-        let before_sample = interval > 0 && at.0 >= interval && {
+        interval > 0 && at.0 >= interval && {
             let s = SimTime(at.0 - interval);
             let taken_first = entered <= s;
-            let before_first = self.last_received.map_or(true, |p| p <= s);
+            let before_first = previous.map_or(true, |p| p <= s);
             taken_first && before_first
-        };
-        self.last_received = Some(at);
-        before_sample
+        }
     }
 
     /// Every data packet reaches its receiver through its last link's events, as before run 24: for
@@ -977,12 +972,18 @@ impl Simulation {
     #[inline(never)]
     fn receive_at_hand_off(&mut self, link: usize, arrival: SimTime, entered: SimTime, pkt: Packet) {
         let at = self.links[link].traverse_plainly(arrival, pkt.size);
-        let before_sample = self.marks_arrivals && self.arrival_before_sample(entered, at);
-        let f = pkt.flow & SLOT_MASK;
-        let flow = &mut self.flows[f as usize];
-        if at >= self.read_horizon {
-            flow.early.record(self.now, at, before_sample, flow.receiver.delivered(), flow.receiver.received());
+        let previous = self.last_received;
+        if self.marks_arrivals {
+            self.last_received = Some(at);
         }
+        let f = pkt.flow & SLOT_MASK;
+        if at >= self.read_horizon && self.may_be_read_first(f, at) {
+            let before_sample = self.marks_arrivals && self.arrival_before_sample(entered, at, previous);
+            let next_due = self.first_sample_from(at);
+            let flow = &mut self.flows[f as usize];
+            flow.early.record(self.now, at, next_due, before_sample, flow.receiver.delivered(), flow.receiver.received());
+        }
+        let flow = &mut self.flows[f as usize];
         self.events.work_as_of(at);
         let acked = flow.receiver.take_data(at, &pkt);
         debug_assert!(flow.receiver.timer_deadline().is_none(), "a receiver with delayed ACKs is never ahead");
@@ -1007,6 +1008,28 @@ impl Simulation {
         }
         self.events.work_now();
         self.pass_on_handed_off(first);
+    }
+
+    /// Whether a reading may find flow `f`'s packet arriving at `at` (at or after `read_horizon`) the
+    /// first one not yet arrived, so that its receipt is needed (`receipts.rs`): the end of the step and
+    /// the measurement's start may come at any time, samples only on their grid.
+    #[inline(always)]
+    fn may_be_read_first(&self, f: u32, at: SimTime) -> bool {
+        at >= self.hard_horizon() || self.flows[f as usize].early.sample_due(at, self.next_sample.unwrap_or(SimTime::MAX))
+    }
+
+    /// The first sample time at or after `at` (`SimTime::MAX` if none is due): samples come every interval
+    /// from `next_sample` on (`Event::Sample`).
+    fn first_sample_from(&self, at: SimTime) -> SimTime {
+        match self.next_sample {
+            None => SimTime::MAX,
+            Some(next) if at <= next => next,
+            Some(next) => {
+                let interval = self.sample_interval.0;
+                let steps = (at.0 - next.0).div_ceil(interval);
+                SimTime(next.0.saturating_add(steps.saturating_mul(interval)))
+            }
+        }
     }
 
     /// Packets a hand-off link just transmitted go to their next (unbounded, exclusive) hop now, with
@@ -1111,10 +1134,15 @@ impl Simulation {
     /// each packet as of its arrival there, or it waits for the reading due before that (`data_ahead`).
     /// Each packet is made here, in registers, and every call on its way to its receiver is inlined
     /// (`tcp/segment.rs`).
+    ///
+    /// Nothing on that way writes to `sent`: the lone flow's receiver sends its ACK in registers, and its
+    /// sender takes ACKs only by the events of its access link (no `Taker::Sender` with one flow and no
+    /// sources, `take_several_ahead`). So `sent` is read in place.
     fn inject_ahead(&mut self, f: u32, first: usize, second: usize) {
-        std::mem::swap(&mut self.sent, &mut self.emitted);
-        for i in 0..self.emitted.len() {
-            let mut pkt = self.flows[f as usize].sender.packet(self.emitted[i]);
+        let emitted = self.sent.len();
+        for i in 0..emitted {
+            debug_assert_eq!(self.sent.len(), emitted, "a sender ran while its segments were taken ahead");
+            let mut pkt = self.flows[f as usize].sender.packet(self.sent[i]);
             let reaches = self.links[first].traverse_plainly(self.now, pkt.size);
             if self.waiting_data.is_empty() && reaches < self.read_horizon {
                 pkt.hop += 1;
@@ -1123,7 +1151,7 @@ impl Simulation {
                 self.waiting_data.push_back((reaches, pkt));
             }
         }
-        self.emitted.clear();
+        self.sent.clear();
     }
 
     /// Data packets that waited for a reading (`waiting_data`) go on, in order: those that reach the
