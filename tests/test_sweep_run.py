@@ -305,6 +305,88 @@ def test_stopping_the_pool_ends_its_manager_thread_under_a_half_written_result()
     assert done.stdout.strip() == "ended", done.stderr
 
 
+# SIGTERM (or Ctrl-C) arriving while concurrent.futures.wait takes the futures' locks one by one, made exact:
+# the signal is sent between the first lock and the next. Raised there, it left the first future's lock held
+# by the main thread for good; close(cancel=True) then had the manager thread wait for it in Future.cancel, and
+# Python's exit waited for the manager thread: the sweep printed "terminated" and hung, the symptom of the rare
+# hang of tests/test_sweep_crash.py's SIGTERM test. In a child process, as above.
+SIGNAL_IN_WAIT = """
+import concurrent.futures._base as base, os, signal, time
+from cclab.cli import stop_on_second_interrupt
+from cclab.executors import LocalPool
+stop_on_second_interrupt()   # the command's handlers: SIGTERM raises cclab.cli.Terminated
+pool = LocalPool(1)
+executor = pool._ensure()
+futures = [executor.submit(time.sleep, 60) for _ in range(3)]   # one running, two waiting: none finishes
+manager = executor._executor_manager_thread
+
+def enter(self):
+    self.futures[0]._condition.acquire()
+    os.kill(os.getpid(), signal.SIGTERM)   # its handler runs at the next instruction
+    for future in self.futures[1:]:
+        future._condition.acquire()
+
+base._AcquireFutures.__enter__ = enter
+try:
+    pool.wait(futures, timeout=0.5)
+    print("not stopped", flush=True)
+except KeyboardInterrupt:
+    pool.close(cancel=True)
+    manager.join(timeout=20)
+    print("ended" if not manager.is_alive() else "still waiting", flush=True)
+os._exit(0)   # a thread still waiting would hold up a normal exit
+"""
+
+# The same in a submit that starts a worker, between multiprocessing starting it and the pool recording it:
+# close() did not stop that worker, and multiprocessing's exit hook waited for it while it waited for the
+# sweep to end (the worker took a run, then waited for more).
+SIGNAL_IN_SPAWN = """
+import concurrent.futures.process as process, multiprocessing, os, signal, time
+from cclab.cli import stop_on_second_interrupt
+from cclab.executors import LocalPool
+stop_on_second_interrupt()
+started = process.ProcessPoolExecutor._spawn_process
+
+def spawn(self):
+    self._mp_context.Process.start = start   # only this process start
+    try:
+        started(self)
+    finally:
+        del self._mp_context.Process.start
+
+def start(worker):
+    multiprocessing.process.BaseProcess.start(worker)
+    os.kill(os.getpid(), signal.SIGTERM)   # raised here, the pool never learns of the worker
+
+pool = LocalPool(2)
+pool._ensure().submit(time.sleep, 60)   # the first worker, busy: the next submit starts the second
+process.ProcessPoolExecutor._spawn_process = spawn
+try:
+    pool.submit({})
+    print("not stopped", flush=True)
+except KeyboardInterrupt:
+    process.ProcessPoolExecutor._spawn_process = started
+    pool.close(cancel=True)
+    deadline = time.monotonic() + 20
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = multiprocessing.active_children()
+    print("stopped" if not left else "left running", flush=True)
+    for worker in left:
+        worker.kill()
+os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("where", ["wait", "spawn"])
+def test_a_signal_inside_a_call_of_the_pool_still_stops_it_whole(where):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO / "python"), os.environ.get("PYTHONPATH")])))
+    script = SIGNAL_IN_WAIT if where == "wait" else SIGNAL_IN_SPAWN
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ("ended" if where == "wait" else "stopped"), done.stderr
+
+
 # --- the command line ------------------------------------------------------------------------------
 
 def test_dry_run_lists_runs_and_counts_the_stored(tmp_path_factory, tmp_path):

@@ -158,14 +158,25 @@ class LocalPool:
         return self._pool
 
     def submit(self, task: dict) -> concurrent.futures.Future:
-        pool = self._ensure()
-        try:
-            future = pool.submit(execute_run, task)
-        except BrokenProcessPool:  # a worker died since the last outcome was read: start afresh
-            self._discard(pool)
+        # Ctrl-C and SIGTERM held as in wait(), for another reason: a submit that starts a worker (the first
+        # ones, or those after the pool is replaced) records it in the pool only after multiprocessing has
+        # started it, and a KeyboardInterrupt (or Terminated) raised in between leaves a worker that close()
+        # does not stop but that multiprocessing's exit hook joins, while the worker waits for this process to
+        # end: the sweep printed "terminated" and hung (made exact in tests/test_sweep_run.py; the worker took
+        # a run, then waited for more). And like wait(), submit takes locks through `with` blocks whose
+        # `__enter__` is Python code (threading.Condition's: the pool's idle-worker semaphore, its queue of
+        # work ids), so an interrupt raised just after the lock is taken leaves it held: seen once, the manager
+        # thread waiting in that semaphore's release. Starting the first worker takes about a second (the
+        # forkserver's imports), so a Ctrl-C then takes effect up to that much later.
+        with _interrupts_held():
             pool = self._ensure()
-            future = pool.submit(execute_run, task)
-        self._owner[future] = pool
+            try:
+                future = pool.submit(execute_run, task)
+            except BrokenProcessPool:  # a worker died since the last outcome was read: start afresh
+                self._discard(pool)
+                pool = self._ensure()
+                future = pool.submit(execute_run, task)
+            self._owner[future] = pool
         return future
 
     def wait(self, handles: list, timeout: float) -> list:
@@ -241,7 +252,7 @@ _HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 @contextmanager
 def _interrupts_held() -> Iterator[None]:
     """Hold Ctrl-C and SIGTERM while distributed works, and raise them as soon as it is done (also around
-    LocalPool's wait, for the reason given there).
+    LocalPool's submit and wait, for the reasons given there).
 
     distributed's blocking calls (`distributed.utils.sync`) do not survive the KeyboardInterrupt (or
     cclab.cli.Terminated) that the command's handlers raise: one that lands in the LocalCluster's start-up
