@@ -356,6 +356,10 @@ def spawn(self):
 
 def start(worker):
     multiprocessing.process.BaseProcess.start(worker)
+    # Give the worker time to come up (the forkserver's imports take about a second): sent at once, the
+    # close() below removed the pool's semaphores before the worker had read them, the worker died of that,
+    # and the unfixed pool passed the test too.
+    time.sleep(3)
     os.kill(os.getpid(), signal.SIGTERM)   # raised here, the pool never learns of the worker
 
 pool = LocalPool(2)
