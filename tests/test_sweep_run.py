@@ -297,11 +297,16 @@ os._exit(0)   # a thread still waiting would hold up a normal exit
 """
 
 
-def test_stopping_the_pool_ends_its_manager_thread_under_a_half_written_result():
+def run_child(script: str) -> subprocess.CompletedProcess:
+    """`script` in a fresh interpreter that imports this checkout's cclab; it must exit 0."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO / "python"), os.environ.get("PYTHONPATH")])))
-    done = subprocess.run([sys.executable, "-c", HALF_WRITTEN_RESULT], env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_stopping_the_pool_ends_its_manager_thread_under_a_half_written_result():
+    done = run_child(HALF_WRITTEN_RESULT)
     assert done.stdout.strip() == "ended", done.stderr
 
 
@@ -382,13 +387,11 @@ os._exit(0)
 """
 
 
-@pytest.mark.parametrize("where", ["wait", "spawn"])
-def test_a_signal_inside_a_call_of_the_pool_still_stops_it_whole(where):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO / "python"), os.environ.get("PYTHONPATH")])))
-    script = SIGNAL_IN_WAIT if where == "wait" else SIGNAL_IN_SPAWN
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == ("ended" if where == "wait" else "stopped"), done.stderr
+@pytest.mark.parametrize("script, whole", [(SIGNAL_IN_WAIT, "ended"), (SIGNAL_IN_SPAWN, "stopped")],
+                         ids=["wait", "spawn"])
+def test_a_signal_inside_a_call_of_the_pool_still_stops_it_whole(script, whole):
+    done = run_child(script)
+    assert done.stdout.strip() == whole, done.stderr
 
 
 # --- the command line ------------------------------------------------------------------------------
