@@ -348,16 +348,15 @@ impl Simulation {
     #[inline(never)]
     fn keep_sender_row(&mut self, f: u32, at: SimTime, scheduled: SimTime) {
         let Some(next) = self.next_sample else { return };
-        let interval = self.sample_interval.0;
         let sample_first = self.sample_scheduled_first(at, scheduled);
         let through = if sample_first { at } else { SimTime(at.0 - 1) };
-        let rows = &mut self.several.senders[f as usize].rows;
         // Sample times lie on one grid (`next_sample` steps by the interval), so the first one after the
         // last row is found once, when that row is kept, not with a division at every ACK.
-        let first_due = rows.after_last().max(next);
+        let first_due = self.several.senders[f as usize].rows.after_last().max(next);
         if first_due <= through && first_due <= self.end {
-            let after = SimTime(next.0 + (through.0 + 1 - next.0).div_ceil(interval) * interval);
-            rows.keep(through, after, SenderRow::read(&self.flows[f as usize].sender, Vec::new()));
+            let after = self.first_sample_from(SimTime(through.0 + 1));
+            let row = SenderRow::read(&self.flows[f as usize].sender, Vec::new());
+            self.several.senders[f as usize].rows.keep(through, after, row);
         }
     }
 
