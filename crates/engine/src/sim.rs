@@ -15,7 +15,7 @@ mod several_ahead;
 use sender_rows::SenderRow;
 use several_ahead::{SeveralAhead, Taker};
 
-use crate::cc::{registry, FlowContext};
+use crate::cc::{registry, CongestionControl, FlowContext};
 use crate::config::{err, BurstPacingConfig, ConfigError, FlowConfig, RateModelConfig, ScenarioConfig};
 use crate::net::arq::Arq;
 use crate::net::bearer::Bearer;

@@ -15,7 +15,7 @@
 
 use super::common::{Counting, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
-use super::{AckSample, CongestionControl, CongestionEvent};
+use super::{AckSample, AnyCc, CongestionControl, CongestionEvent};
 use crate::config::{err, ConfigError};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -73,8 +73,8 @@ impl Algorithm for AimdConfig {
         Ok(())
     }
 
-    fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl> {
-        Box::new(Aimd::new(self, initial_cwnd))
+    fn build(self, initial_cwnd: u32) -> AnyCc {
+        Aimd::new(self, initial_cwnd).into()
     }
 }
 

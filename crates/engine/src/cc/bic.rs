@@ -43,7 +43,7 @@
 
 use super::common::{DelayedAckRatio, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
-use super::{AckSample, CongestionControl, CongestionEvent, StateField};
+use super::{AckSample, AnyCc, CongestionControl, CongestionEvent, StateField};
 use crate::config::{err, ConfigError};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -187,8 +187,8 @@ impl Algorithm for BicConfig {
         Ok(())
     }
 
-    fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl> {
-        Box::new(Bic::new(self, initial_cwnd))
+    fn build(self, initial_cwnd: u32) -> AnyCc {
+        Bic::new(self, initial_cwnd).into()
     }
 }
 

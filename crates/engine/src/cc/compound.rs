@@ -35,7 +35,7 @@
 
 use super::common::{reno_min_cwnd, Counting, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
-use super::{AckSample, CongestionControl, CongestionEvent, StateField};
+use super::{AckSample, AnyCc, CongestionControl, CongestionEvent, StateField};
 use crate::config::{err, ConfigError};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
@@ -170,8 +170,8 @@ impl Algorithm for CompoundConfig {
         Ok(())
     }
 
-    fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl> {
-        Box::new(Compound::new(self, initial_cwnd))
+    fn build(self, initial_cwnd: u32) -> AnyCc {
+        Compound::new(self, initial_cwnd).into()
     }
 }
 

@@ -24,7 +24,7 @@ use super::common::{icbrt, Counting, DelayedAckRatio, Window, INFINITE_SSTHRESH}
 use super::hystart::{Detect, HyStart, HyStartParams, SlowStartView};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
 use crate::config::{err, ConfigError};
-use super::{AckSample, CongestionControl, CongestionEvent, FlowContext, StateField};
+use super::{AckSample, AnyCc, CongestionControl, CongestionEvent, FlowContext, StateField};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -139,8 +139,8 @@ impl Algorithm for CubicConfig {
         Ok(())
     }
 
-    fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl> {
-        Box::new(Cubic::new(self, initial_cwnd))
+    fn build(self, initial_cwnd: u32) -> AnyCc {
+        Cubic::new(self, initial_cwnd).into()
     }
 
     fn variant(name: &str) -> Option<Self> {

@@ -38,7 +38,7 @@
 
 use super::common::INFINITE_SSTHRESH;
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
-use super::{AckSample, CongestionControl, CongestionEvent, StateField};
+use super::{AckSample, AnyCc, CongestionControl, CongestionEvent, StateField};
 use crate::config::{err, ConfigError};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
@@ -156,8 +156,8 @@ impl Algorithm for FastConfig {
         Ok(())
     }
 
-    fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl> {
-        Box::new(Fast::new(self, initial_cwnd))
+    fn build(self, initial_cwnd: u32) -> AnyCc {
+        Fast::new(self, initial_cwnd).into()
     }
 }
 

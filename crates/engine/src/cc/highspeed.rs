@@ -31,7 +31,7 @@
 
 use super::common::{reno_min_cwnd, Counting, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
-use super::{AckSample, CongestionControl, CongestionEvent, StateField};
+use super::{AckSample, AnyCc, CongestionControl, CongestionEvent, StateField};
 use crate::config::{err, ConfigError};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -161,8 +161,8 @@ impl Algorithm for HighSpeedConfig {
         Ok(())
     }
 
-    fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl> {
-        Box::new(HighSpeed::new(self, initial_cwnd))
+    fn build(self, initial_cwnd: u32) -> AnyCc {
+        HighSpeed::new(self, initial_cwnd).into()
     }
 }
 

@@ -45,7 +45,7 @@
 
 use super::common::{jiffies, RttSource, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
-use super::{AckSample, CongestionControl, CongestionEvent, StateField};
+use super::{AckSample, AnyCc, CongestionControl, CongestionEvent, StateField};
 use crate::config::{err, ConfigError};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -159,8 +159,8 @@ impl Algorithm for HtcpConfig {
         Ok(())
     }
 
-    fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl> {
-        Box::new(Htcp::new(self, initial_cwnd))
+    fn build(self, initial_cwnd: u32) -> AnyCc {
+        Htcp::new(self, initial_cwnd).into()
     }
 }
 

@@ -4,6 +4,7 @@
 //! packets (Linux `snd_cwnd`), so the per-algorithm fact sheets and kernel constants apply unchanged.
 
 pub mod aimd;
+pub mod any;
 pub mod bbr;
 pub mod bic;
 pub mod common;
@@ -18,6 +19,8 @@ pub mod registry;
 pub mod scalable;
 pub mod vegas;
 pub mod westwood;
+
+pub use any::AnyCc;
 
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};

@@ -9,7 +9,7 @@
 
 use super::common::{reno_min_cwnd, Counting, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
-use super::{AckSample, CongestionControl, CongestionEvent};
+use super::{AckSample, AnyCc, CongestionControl, CongestionEvent};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -41,8 +41,8 @@ impl Algorithm for NewRenoConfig {
         }
     }
 
-    fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl> {
-        Box::new(NewReno::new(self, initial_cwnd))
+    fn build(self, initial_cwnd: u32) -> AnyCc {
+        NewReno::new(self, initial_cwnd).into()
     }
 }
 

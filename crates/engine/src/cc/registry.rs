@@ -15,7 +15,7 @@ use super::newreno::NewRenoConfig;
 use super::scalable::ScalableConfig;
 use super::vegas::VegasConfig;
 use super::westwood::WestwoodConfig;
-use super::CongestionControl;
+use super::AnyCc;
 use crate::config::{err, ConfigError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -47,7 +47,7 @@ pub trait Algorithm: Serialize + DeserializeOwned + Clone + Send + Sync + Sized 
         let _ = field;
         Ok(())
     }
-    fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl>;
+    fn build(self, initial_cwnd: u32) -> AnyCc;
 }
 
 /// Type-erased registry entry.
@@ -64,12 +64,12 @@ pub struct Entry {
 /// (docs/benchmarks.md, run 10). Each build starts from a copy of the same checked config struct, so an
 /// instance is the one `build` would make from the document.
 pub struct Recipe {
-    make: Box<dyn Fn() -> Box<dyn CongestionControl> + Send + Sync>,
+    make: Box<dyn Fn() -> AnyCc + Send + Sync>,
 }
 
 impl Recipe {
     /// A new instance, in the state `build` returns it (not yet attached to a flow).
-    pub fn make(&self) -> Box<dyn CongestionControl> {
+    pub fn make(&self) -> AnyCc {
         (self.make)()
     }
 }
@@ -90,7 +90,8 @@ fn entry<A: Algorithm>() -> Entry {
     }
 }
 
-/// Every algorithm, in the order `cclab algorithms` lists them. Adding one is one line here.
+/// Every algorithm, in the order `cclab algorithms` lists them. Adding one is one line here and one variant
+/// in `AnyCc` (`cc/any.rs`), which `build` returns.
 pub fn entries() -> Vec<Entry> {
     vec![
         entry::<NewRenoConfig>(),
@@ -147,7 +148,7 @@ pub(crate) fn merged<C: Serialize + DeserializeOwned>(
 }
 
 /// Build an algorithm from its config document. `field` names it in errors (e.g. `flows.0.cc`).
-pub fn build(field: &str, spec: &Value, initial_cwnd: u32) -> Result<Box<dyn CongestionControl>, ConfigError> {
+pub fn build(field: &str, spec: &Value, initial_cwnd: u32) -> Result<AnyCc, ConfigError> {
     Ok(recipe(field, spec, initial_cwnd)?.make())
 }
 
@@ -203,6 +204,7 @@ pub fn describe_all() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::CongestionControl;
 
     #[test]
     fn builds_by_name_alias_and_table_with_overrides() {

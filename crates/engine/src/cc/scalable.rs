@@ -22,7 +22,7 @@
 
 use super::common::{reno_min_cwnd, Counting, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
-use super::{AckSample, CongestionControl, CongestionEvent};
+use super::{AckSample, AnyCc, CongestionControl, CongestionEvent};
 use crate::config::{err, ConfigError};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -92,8 +92,8 @@ impl Algorithm for ScalableConfig {
         Ok(())
     }
 
-    fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl> {
-        Box::new(Scalable::new(self, initial_cwnd))
+    fn build(self, initial_cwnd: u32) -> AnyCc {
+        Scalable::new(self, initial_cwnd).into()
     }
 }
 

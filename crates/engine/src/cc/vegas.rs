@@ -30,7 +30,7 @@
 
 use super::common::{reno_min_cwnd, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
-use super::{AckSample, CongestionControl, CongestionEvent, StateField};
+use super::{AckSample, AnyCc, CongestionControl, CongestionEvent, StateField};
 use crate::config::{err, ConfigError};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -89,8 +89,8 @@ impl Algorithm for VegasConfig {
         Ok(())
     }
 
-    fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl> {
-        Box::new(Vegas::new(self, initial_cwnd))
+    fn build(self, initial_cwnd: u32) -> AnyCc {
+        Vegas::new(self, initial_cwnd).into()
     }
 }
 

@@ -33,7 +33,7 @@
 
 use super::common::{jiffies, Counting, RttSource, Window, INFINITE_SSTHRESH};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
-use super::{AckSample, CongestionControl, CongestionEvent, StateField};
+use super::{AckSample, AnyCc, CongestionControl, CongestionEvent, StateField};
 use crate::config::{err, ConfigError};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -126,8 +126,8 @@ impl Algorithm for WestwoodConfig {
         Ok(())
     }
 
-    fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl> {
-        Box::new(Westwood::new(self, initial_cwnd))
+    fn build(self, initial_cwnd: u32) -> AnyCc {
+        Westwood::new(self, initial_cwnd).into()
     }
 }
 

@@ -26,7 +26,7 @@
 //! conventional RTO recovery below then. While it reads ACKs, `frto` is Some and the window neither grows
 //! nor enters fast recovery.
 
-use crate::cc::{AckSample, CongestionControl, CongestionEvent};
+use crate::cc::{AckSample, AnyCc, CongestionControl, CongestionEvent};
 use crate::histogram::LogHistogram;
 use crate::net::packet::{Direction, Ecn, Packet, Payload};
 use crate::tcp::segment::Segment;
@@ -34,7 +34,7 @@ use crate::tcp::burst::BurstLimit;
 use crate::tcp::frto::{FrtoConfig, FrtoVariant, Probe, ProbeAck, SpuriousResponse, Verdict};
 use crate::tcp::rate::RateSampler;
 pub use crate::tcp::recovery::Recovery;
-use crate::tcp::recovery::{AckEvent, LossRecovery};
+use crate::tcp::recovery::{AckEvent, AnyRule, LossRecovery};
 use crate::tcp::rto_ns2::Ns2Rto;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::scoreboard::{Scoreboard, DUP_THRESH};
@@ -103,9 +103,9 @@ pub struct SenderCounters {
 
 pub struct Sender {
     cfg: SenderConfig,
-    cc: Box<dyn CongestionControl>,
+    cc: AnyCc,
     /// The loss-recovery rule (`cfg.recovery`).
-    recovery: Box<dyn LossRecovery>,
+    recovery: AnyRule,
     /// The rule's window for sending is cwnd (`LossRecovery::sends_within_cwnd`).
     window_is_cwnd: bool,
     sb: Scoreboard,
@@ -152,7 +152,7 @@ pub struct Sender {
 }
 
 impl Sender {
-    pub fn new(cfg: SenderConfig, mut cc: Box<dyn CongestionControl>) -> Self {
+    pub fn new(cfg: SenderConfig, mut cc: AnyCc) -> Self {
         let wants_rate = cc.wants_rate_samples();
         let loss_event_times_ns = cfg.record_loss_events.then(Vec::new);
         let rtt_histogram = cfg.rtt_histogram.then(RttHistogram::default);
@@ -214,7 +214,7 @@ impl Sender {
     }
 
     pub fn cc(&self) -> &dyn CongestionControl {
-        self.cc.as_ref()
+        &self.cc
     }
     pub fn state(&self) -> CaState {
         self.state
@@ -397,7 +397,7 @@ impl Sender {
             if self.state == CaState::Recovery {
                 self.cc.on_recovery_exit(now);
             }
-            self.recovery.on_exit(self.cc.as_mut(), &mut self.sb, held_cwnd);
+            self.recovery.on_exit(&mut self.cc, &mut self.sb, held_cwnd);
             self.state = CaState::Open;
             self.dupacks = 0;
         }
@@ -480,7 +480,7 @@ impl Sender {
             min_rtt: self.rtt.min_rtt(),
             srtt: self.rtt.srtt(),
         });
-        self.recovery.on_enter(self.cc.as_mut(), old_cwnd);
+        self.recovery.on_enter(&mut self.cc, old_cwnd);
         if self.recovery.retransmits_at_entry() {
             if let Some(seq) = self.sb.next_retransmit() {
                 self.retransmit(seq, now, out);

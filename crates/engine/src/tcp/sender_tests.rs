@@ -2,6 +2,7 @@
 //! which segments arrive and checks what the sender emits, with the arithmetic in the comments.
 //! NewReno (packet counting) drives the window so the expected numbers are easy to follow.
 
+use crate::cc::AnyCc;
 use crate::cc::newreno::{NewReno, NewRenoConfig};
 use crate::cc::common::Counting;
 use crate::net::packet::{Direction, Ecn, Packet, Payload, SeqRange};
@@ -34,7 +35,7 @@ fn sender_keeping(recovery: Recovery, initial_cwnd: u32, record_loss_events: boo
         record_loss_events,
         rtt_histogram,
     };
-    Sender::new(cfg, Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, initial_cwnd)))
+    Sender::new(cfg, NewReno::new(NewRenoConfig { counting: Counting::Packets }, initial_cwnd).into())
 }
 
 fn ms(v: u64) -> SimTime {
@@ -246,7 +247,7 @@ fn recording_sender(cwnd: u32, pacing_bps: Option<u64>) -> (Sender, std::sync::A
         record_loss_events: false,
         rtt_histogram: false,
     };
-    (Sender::new(cfg, Box::new(Recorder { cwnd, pacing_bps, samples: samples.clone() })), samples)
+    (Sender::new(cfg, AnyCc::custom(Recorder { cwnd, pacing_bps, samples: samples.clone() })), samples)
 }
 
 #[test]
@@ -424,7 +425,7 @@ fn an_ecn_echo_halves_the_window_once_per_window_and_the_next_new_segment_carrie
             record_loss_events: false,
             rtt_histogram: false,
         },
-        Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, 10)),
+        NewReno::new(NewRenoConfig { counting: Counting::Packets }, 10).into(),
     );
     let mut out = vec![];
     s.start(SimTime(0), &mut out);
@@ -587,7 +588,7 @@ fn windowed_sender(initial_cwnd: u32, rwnd: u64, cwnd_clamp: Option<u32>) -> Sen
         record_loss_events: false,
         rtt_histogram: false,
     };
-    Sender::new(cfg, Box::new(NewReno::new(NewRenoConfig { counting: Counting::Packets }, initial_cwnd)))
+    Sender::new(cfg, NewReno::new(NewRenoConfig { counting: Counting::Packets }, initial_cwnd).into())
 }
 
 #[test]

@@ -39,7 +39,7 @@ mod startup;
 mod tests;
 
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
-use super::{AckSample, CongestionControl, CongestionEvent, FlowContext, RateSample, StateField};
+use super::{AckSample, AnyCc, CongestionControl, CongestionEvent, FlowContext, RateSample, StateField};
 use crate::config::{err, ConfigError};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
@@ -164,8 +164,8 @@ impl Algorithm for BbrConfig {
     }
 
     /// Packet size and random stream are placeholders until the simulation calls `attach`.
-    fn build(self, initial_cwnd: u32) -> Box<dyn CongestionControl> {
-        Box::new(Bbr::new(self, initial_cwnd, 1500, SimRng::new(0, 0)))
+    fn build(self, initial_cwnd: u32) -> AnyCc {
+        Bbr::new(self, initial_cwnd, 1500, SimRng::new(0, 0)).into()
     }
 }
 

@@ -46,13 +46,13 @@ pub enum Recovery {
 }
 
 impl Recovery {
-    pub fn build(self) -> Box<dyn LossRecovery> {
+    pub fn build(self) -> AnyRule {
         match self {
-            Recovery::Sack => Box::new(rfc6675::Rfc6675),
-            Recovery::Newreno => Box::new(rfc6582::Rfc6582::default()),
-            Recovery::Linux26 => Box::new(ns2_linux::Ns2Linux::default()),
-            Recovery::Prr => Box::new(prr::Prr::new(prr::Bound::Linux)),
-            Recovery::PrrRfc6937 => Box::new(prr::Prr::new(prr::Bound::SlowStart)),
+            Recovery::Sack => AnyRule::Sack(rfc6675::Rfc6675),
+            Recovery::Newreno => AnyRule::Newreno(rfc6582::Rfc6582::default()),
+            Recovery::Linux26 => AnyRule::Linux26(ns2_linux::Ns2Linux::default()),
+            Recovery::Prr => AnyRule::Prr(prr::Prr::new(prr::Bound::Linux)),
+            Recovery::PrrRfc6937 => AnyRule::Prr(prr::Prr::new(prr::Bound::SlowStart)),
         }
     }
 
@@ -124,6 +124,71 @@ pub trait LossRecovery: Send {
     /// One segment was sent, leaving `pipe` in flight: the window for the next one.
     fn window_after_sending(&mut self, cwnd: u32, _pipe: u32) -> u32 {
         cwnd
+    }
+}
+
+/// The sender's rule, one of the four types above. A `match` rather than a vtable, so that the calls the
+/// sender makes on every ACK and every packet sent (`mark_losses`, `window_for_sending`, ...) can be
+/// inlined into it (docs/benchmarks.md, run 42; `cc::AnyCc` is the same for the algorithm). The rules are
+/// small, so the sender holds the one it uses in place.
+#[derive(Clone, Debug)]
+pub enum AnyRule {
+    Sack(rfc6675::Rfc6675),
+    Newreno(rfc6582::Rfc6582),
+    Linux26(ns2_linux::Ns2Linux),
+    Prr(prr::Prr),
+}
+
+/// `rule.$call` on whichever rule `self` holds.
+macro_rules! delegate {
+    ($self:ident, $rule:ident => $call:expr) => {
+        match $self {
+            AnyRule::Sack($rule) => $call,
+            AnyRule::Newreno($rule) => $call,
+            AnyRule::Linux26($rule) => $call,
+            AnyRule::Prr($rule) => $call,
+        }
+    };
+}
+
+impl LossRecovery for AnyRule {
+    #[inline]
+    fn reads_sack(&self) -> bool {
+        delegate!(self, rule => rule.reads_sack())
+    }
+    #[inline]
+    fn mark_losses(&mut self, sb: &mut Scoreboard, ack: &AckEvent) {
+        delegate!(self, rule => rule.mark_losses(sb, ack))
+    }
+    fn on_enter(&mut self, cc: &mut dyn CongestionControl, old_cwnd: u32) {
+        delegate!(self, rule => rule.on_enter(cc, old_cwnd))
+    }
+    fn retransmits_at_entry(&self) -> bool {
+        delegate!(self, rule => rule.retransmits_at_entry())
+    }
+    fn on_partial_ack(&mut self, sb: &mut Scoreboard) {
+        delegate!(self, rule => rule.on_partial_ack(sb))
+    }
+    fn on_exit(&mut self, cc: &mut dyn CongestionControl, sb: &mut Scoreboard, held_cwnd: u32) {
+        delegate!(self, rule => rule.on_exit(cc, sb, held_cwnd))
+    }
+    fn on_timeout(&mut self, sb: &mut Scoreboard) {
+        delegate!(self, rule => rule.on_timeout(sb))
+    }
+    #[inline]
+    fn recovers_in_loss_state(&self) -> bool {
+        delegate!(self, rule => rule.recovers_in_loss_state())
+    }
+    fn sends_within_cwnd(&self) -> bool {
+        delegate!(self, rule => rule.sends_within_cwnd())
+    }
+    #[inline]
+    fn window_for_sending(&mut self, cwnd: u32, pipe: u32) -> u32 {
+        delegate!(self, rule => rule.window_for_sending(cwnd, pipe))
+    }
+    #[inline]
+    fn window_after_sending(&mut self, cwnd: u32, pipe: u32) -> u32 {
+        delegate!(self, rule => rule.window_after_sending(cwnd, pipe))
     }
 }
 
