@@ -4,8 +4,8 @@
 //! ACK. Through `Box<dyn CongestionControl>` each was an indirect call that the compiler cannot inline, so
 //! even NewReno's `cwnd()` (one load) and its empty `on_ack_sample` paid a call and return per ACK: 7 % of
 //! a lone flow's profile (docs/benchmarks.md, run 42). Behind a `match` the compiler sees each
-//! algorithm's body and inlines the small ones. Each variant is boxed, so the sender holds 16 bytes as it
-//! did with the fat pointer and an algorithm's state stays in its own allocation.
+//! algorithm's body and inlines the small ones. Each variant is boxed, so an algorithm's state stays in its
+//! own allocation, as before, and the sender holds 24 bytes for it (the fat pointer's 16 and a tag).
 //!
 //! `Custom` keeps the trait open: anything that implements `CongestionControl` (a test's recorder, an
 //! algorithm being developed) runs through its vtable as before. A new built-in algorithm gets a variant
