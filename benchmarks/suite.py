@@ -556,6 +556,25 @@ SECTIONS = {"example": example_scenarios, "table1": table1_scenarios, "algorithm
             "windows": window_scenarios, "flows": flow_scenarios, "web": web_scenarios}
 
 
+def build_engine() -> str | None:
+    """Build `ENGINE` as scripts/setup.sh builds the bindings: with the same profile-guided optimisation and
+    the same package selection, which the profile's function names depend on (scripts/pgo.sh). Returns
+    whether PGO is on ("on", or "off" with pgo.sh's reason), None if the build failed."""
+    flags = subprocess.run([str(REPO / "scripts" / "pgo.sh")], cwd=REPO, capture_output=True, text=True)
+    packages = subprocess.run([str(REPO / "scripts" / "pgo.sh"), "--packages"], cwd=REPO,
+                              capture_output=True, text=True).stdout.split()
+    env = dict(os.environ)
+    if flags.stdout.strip():
+        env["RUSTFLAGS"] = " ".join(x for x in (env.get("RUSTFLAGS", ""), flags.stdout.strip()) if x)
+        pgo = "on"
+    else:
+        pgo = "off: " + flags.stderr.strip().splitlines()[-1] if flags.stderr.strip() else "off"
+    if subprocess.run(["cargo", "build", "--quiet", "--release", *packages, "--bin", "cclab-sim"], cwd=REPO,
+                      env=env).returncode != 0:
+        return None
+    return pgo
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--only", default=",".join(list(SECTIONS) + ["memory", "steady"]), help="sections, comma-separated")
@@ -583,19 +602,8 @@ def main() -> int:
 
     pgo = "not used (--engine)"
     if o.engine == ENGINE:
-        # Built as scripts/setup.sh builds the bindings: with the same profile-guided optimisation and the
-        # same package selection, which the profile's function names depend on (scripts/pgo.sh).
-        flags = subprocess.run([str(REPO / "scripts" / "pgo.sh")], cwd=REPO, capture_output=True, text=True)
-        packages = subprocess.run([str(REPO / "scripts" / "pgo.sh"), "--packages"], cwd=REPO,
-                                  capture_output=True, text=True).stdout.split()
-        env = dict(os.environ)
-        if flags.stdout.strip():
-            env["RUSTFLAGS"] = " ".join(x for x in (env.get("RUSTFLAGS", ""), flags.stdout.strip()) if x)
-            pgo = "on"
-        else:
-            pgo = "off: " + flags.stderr.strip().splitlines()[-1] if flags.stderr.strip() else "off"
-        if subprocess.run(["cargo", "build", "--quiet", "--release", *packages, "--bin", "cclab-sim"], cwd=REPO,
-                          env=env).returncode != 0:
+        pgo = build_engine()
+        if pgo is None:
             return 1
     global ENGINE_USED
     ENGINE_USED = o.engine
