@@ -12,6 +12,8 @@ gives the window's equilibrium: the mean cwnd over the measurement window, and t
     .venv/bin/python benchmarks/crosscheck_fast.py --report-only --markdown out.md
     .venv/bin/python benchmarks/crosscheck_fast.py --trace f1-r200-rtt100-b0.11-d120m60 --from 60 --to 62
                                                                     # both cwnd traces side by side
+    .venv/bin/python benchmarks/crosscheck_fast.py --recovery-sweep f1-r100-rtt20-b0.1-d200m100/mi=0
+                                                                    # cclab under each loss-recovery rule
 
 Results are cached, one row per flow and side, in benchmarks/crosscheck-fast.csv; a row records the engine
 fingerprint (cclab) or the hash of fast_dumbbell.tcl + common.tcl (ns-2), and a stale row is run again.
@@ -40,6 +42,8 @@ FAST_TCL = HERE / "ns2" / "fast_dumbbell.tcl"
 CSV_PATH = HERE / "crosscheck-fast.csv"
 DEFAULT_NS = Path(os.environ.get("CCLAB_NS2_FAST_DIR", Path.home() / ".cache" / "cclab" / "ns2-fast")) / "bin/ns"
 SPEC = '{ name = "fast", variant = "ns2" }'
+# cclab's flows.N.recovery values: RFC 6675 (the one the table uses), ns-2 TCP-Linux's rule, PRR
+RECOVERY_RULES = ["sack", "linux-2.6", "prr"]
 TRACE_S = 0.01   # cwnd and queue sample period, both sides
 MI_THRESHOLD_S = 0.00075   # the ns2 variant's and ns-2's mi_threshold_
 
@@ -119,7 +123,7 @@ def run_ns2(ns: str, cell: Cell) -> tuple[list[dict], list[dict], list[dict]]:
     return rows, cwnd, queue
 
 
-def run_cclab(exe: str, cell: Cell) -> tuple[list[dict], list[dict]]:
+def run_cclab(exe: str, cell: Cell, recovery: str = "sack") -> tuple[list[dict], list[dict]]:
     """-> (per-flow result rows, cwnd trace rows)."""
     import json
 
@@ -127,7 +131,8 @@ def run_cclab(exe: str, cell: Cell) -> tuple[list[dict], list[dict]]:
 
     s = cell.scenario
     spec = SPEC.replace(" }", ", mi_threshold_us = 0 }") if cell.mi_off else SPEC
-    toml = cc.scenario_toml(s, spec).replace('sample_interval = "0s"', f'sample_interval = "{TRACE_S * 1e3:g}ms"')
+    toml = cc.scenario_toml(s, spec, recovery).replace('sample_interval = "0s"',
+                                                       f'sample_interval = "{TRACE_S * 1e3:g}ms"')
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"{s.id}.toml"
         path.write_text(toml)
@@ -255,6 +260,20 @@ def print_traces(ns: str, exe: str, cell_id: str, t_from: float, t_to: float) ->
               f"{b[t]['cwnd']:.0f} | {queueing[1]:.3f}")
 
 
+def recovery_sweep(exe: str, cell_id: str, cache: dict) -> None:
+    """The cclab side of one cell under each of cclab's loss-recovery rules, beside the cached ns-2 row: how
+    much of the cell the recovery rule decides."""
+    cell = {x.id: x for x in cells()}[cell_id]
+    rows = [("ns-2 Agent/TCP/Fast", summary(cache[(cell.id, "ns2")]))] if (cell.id, "ns2") in cache else []
+    for recovery in RECOVERY_RULES:
+        rows.append((f"cclab, recovery = {recovery}", summary(run_cclab(exe, cell, recovery)[0])))
+    print(f"{label(cell)}\n")
+    print("\n".join(markdown_table(
+        ["run", "goodput Mbit/s", "loss events", "timeouts", "packets sent", "drops", "mean cwnd pkt"],
+        [[name, f"{x['goodput'] / 1e6:.2f}", str(x["loss_events"]), str(x["timeouts"]), str(x["sent"]),
+          str(x["drops"]), f"{x['mean_cwnd']:.0f}"] for name, x in rows])))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ns", default=str(DEFAULT_NS), help="ns with Agent/TCP/Fast (build_fast.sh)")
@@ -262,6 +281,8 @@ def main() -> int:
     ap.add_argument("--report-only", action="store_true", help="run nothing, print the cached table")
     ap.add_argument("--markdown", type=Path, help="also write the table here")
     ap.add_argument("--trace", metavar="CELL", help="print both cwnd traces of this cell (scenario id[/mi=0])")
+    ap.add_argument("--recovery-sweep", metavar="CELL",
+                    help="run this cell's cclab side under each loss-recovery rule, beside the cached ns-2 row")
     ap.add_argument("--from", dest="t_from", type=float, default=0.0)
     ap.add_argument("--to", dest="t_to", type=float, default=5.0)
     args = ap.parse_args()
@@ -273,6 +294,9 @@ def main() -> int:
         return 0
     stamps = {"ns2": (NS2_STAMP, ns2_script_hash(FAST_TCL)), "cclab": (ENGINE, engine_fingerprint(exe))}
     cache = read_rows(args.csv, stamps)
+    if args.recovery_sweep:
+        recovery_sweep(exe, args.recovery_sweep, cache)
+        return 0
     if not args.report_only:
         if not Path(args.ns).exists():
             raise SystemExit(f"{args.ns} missing: build it with benchmarks/ns2/build_fast.sh")
