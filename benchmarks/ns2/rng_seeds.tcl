@@ -9,6 +9,8 @@
 #   split=500000     count the draws below `rate` separately in [0, split) and [split, draws) (split is
 #                    cut to draws if larger)
 #   rate=1e-5        the packet error rate compared with
+#   streams=seed     seed: `$defaultRNG seed N`, as dumbbell.tcl does; substream: `$defaultRNG seed 1`,
+#                    then `next-substream` N - 1 times (each a jump of 2^76 draws), the remedy
 #   list=0           1: also print the index of every draw below `rate`, and at the end how many indices
 #                    more than one seed has below `rate`, and the index most seeds share
 #
@@ -27,15 +29,21 @@
 set script rng_seeds.tcl
 source [file join [file dirname [info script]] common.tcl]
 
-array set P { seeds 1-5 draws 1500000 split 500000 rate 1e-5 list 0 }
+array set P { seeds 1-5 draws 1500000 split 500000 rate 1e-5 list 0 streams seed }
 parse_options $argv
 if {![regexp {^(\d+)-(\d+)$} $P(seeds) -> first last] || $first < 1 || $last < $first} {
     usage "seeds must be a range first-last of positive integers, e.g. 1-100"
 }
 if {$P(split) > $P(draws)} { set P(split) $P(draws) }
+if {$P(streams) ni {seed substream}} { usage "streams must be seed or substream" }
 
 for {set seed $first} {$seed <= $last} {incr seed} {
-    $defaultRNG seed $seed
+    if {$P(streams) eq "seed"} {
+        $defaultRNG seed $seed
+    } else {
+        $defaultRNG seed 1
+        for {set k 1} {$k < $seed} {incr k} { $defaultRNG next-substream }
+    }
     set uniform [new RandomVariable/Uniform]
     set early 0
     set late 0
