@@ -160,10 +160,11 @@ def read_cache(path: Path, column: str, current: str, allow_stale: bool = False)
     return rows
 
 
-def append_cache(path: Path, rows: list[dict]) -> None:
+def append_cache(path: Path, rows: list[dict], fields: list[str] = FIELDS) -> None:
+    """Append `rows` to the CSV cache at `path` (a header first if the file is new), keeping `fields` only."""
     new = not path.exists() or path.stat().st_size == 0
     with path.open("a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         if new:
             w.writeheader()
         for r in rows:

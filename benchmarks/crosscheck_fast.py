@@ -175,12 +175,7 @@ def read_rows(path: Path, stamps: dict[str, tuple[str, str]]) -> dict[tuple[str,
 
 
 def append_rows(path: Path, rows: list[dict]) -> None:
-    new = not path.exists() or path.stat().st_size == 0
-    with path.open("a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
-        if new:
-            w.writeheader()
-        w.writerows(rows)
+    cc.append_cache(path, rows, FIELDS)
 
 
 # ------------------------------------------------------------------------------------------ report
