@@ -17,8 +17,8 @@ Four sets of results, each made by its own command:
 - benchmarks/crosscheck-ctcp-overhead8-seeds.jsonl (2026-11-30): overhead_ = 8 us, seed 001's setting:
   500 Mbit/s 100 ms with seeds 1-200, 1000 Mbit/s 50 ms with seeds 1-120.
 - benchmarks/crosscheck-ctcp-substream-seeds.jsonl (2026-11-30): the four cells of the first table called
-  noise on seeds 1-5 (NOISE_CELLS), overhead_ = 8 us: ns-2 on substreams 1-600 (`--ns2-streams substream`,
-  ns2/substream.tcl, independent runs) and with `seed=` 1-5 (the first table's runs), cclab seeds 1-600.
+  noise on seeds 1-5 (NOISE_CELLS), overhead_ = 8 us: ns-2 on substreams 1-1000 (`--ns2-streams substream`,
+  ns2/substream.tcl, independent runs) and with `seed=` 1-5 (the first table's runs), cclab seeds 1-1000.
 
 Rows written with --out add, for ns-2, the error drops and packets sent over exactly [50, 99] s
 (`errors_span`, `packets_span`, from the trace and `progress=1`: the trace has no line at 100 s, so the
@@ -33,7 +33,7 @@ rows serve both ns-2 seedings, so a file holds them once.
     python3 benchmarks/crosscheck_ctcp_overhead0.py --overhead-us 8 --cells 500/100 --seeds 200 \\
         --out benchmarks/crosscheck-ctcp-overhead8-seeds.jsonl        # and --cells 1000/50 --seeds 120
     python3 benchmarks/crosscheck_ctcp_overhead0.py --overhead-us 8 --cells 100/50/1e-4,100/100/1e-3,200/50/1e-3,\
-        1000/100/1e-4 --ns2-streams substream --seeds 600 --out benchmarks/crosscheck-ctcp-substream-seeds.jsonl
+        1000/100/1e-4 --ns2-streams substream --seeds 1000 --out benchmarks/crosscheck-ctcp-substream-seeds.jsonl
     python3 benchmarks/crosscheck_ctcp_overhead0.py --report benchmarks/crosscheck-ctcp-overhead0-seeds.jsonl
 
 --report computes nothing. For each cell it prints each side's mean goodput with a 95 % interval, the loss
@@ -306,7 +306,9 @@ def report(paths: list[Path]) -> None:
             mean, half = mean_interval(goodput)
             errors = sum(errors_of(r) for r in side_rows)
             packets = sum(packets_of(r) for r in side_rows)
-            print(f"| {side} | {len(side_rows)} | {mean:.1f} ± {half:.1f} | {statistics.median(goodput):.1f} | "
+            digits = 2 if mean < 10 else 1     # a few Mbit/s (the 1e-3 cells) needs the second decimal
+            print(f"| {side} | {len(side_rows)} | {mean:.{digits}f} ± {half:.{digits}f} | "
+                  f"{statistics.median(goodput):.{digits}f} | "
                   f"{statistics.fmean(r['loss_events'] for r in side_rows):.2f} | "
                   f"{statistics.fmean(r.get('timeouts', 0) for r in side_rows):.2f} | "
                   f"{errors} ({per * packets:.1f}) | {poisson_z(errors, per * packets):+.1f} | "
