@@ -8,7 +8,7 @@ benchmarks/crosscheck_ctcp.py does. Each run gives one JSON line: goodput, loss 
 the window (ns-2: from `dumbbell.tcl trace_dt=1`, over 50-99 s; cclab: the bottleneck's error_drops) and
 the packets sent in it. Standard library only; 2 runs at a time under `nice -n 19`.
 
-Four sets of results, each made by its own command:
+Five sets of results, each made by its own command:
 
 - benchmarks/crosscheck-ctcp-overhead0.jsonl (2026-11-24): the three cells, seeds 1-5, overhead_ = 0, the
   first rows' fields only (no --out: the rows go to stdout, as the first version wrote them);
@@ -18,7 +18,9 @@ Four sets of results, each made by its own command:
   500 Mbit/s 100 ms with seeds 1-200, 1000 Mbit/s 50 ms with seeds 1-120.
 - benchmarks/crosscheck-ctcp-substream-seeds.jsonl (2026-11-30): the four cells of the first table called
   noise on seeds 1-5 (NOISE_CELLS), overhead_ = 8 us: ns-2 on substreams 1-1000 (`--ns2-streams substream`,
-  ns2/substream.tcl, independent runs) and with `seed=` 1-5 (the first table's runs), cclab seeds 1-1000.
+  ns2/substream.tcl, independent runs) and with `seed=` 1-5 (the first table's runs), cclab seeds 1-1000;
+- benchmarks/crosscheck-ctcp-substream-overhead0.jsonl (2026-11-30): the same four cells and streams with
+  overhead_ = 0 on both sides.
 
 Rows written with --out add, for ns-2, the error drops and packets sent over exactly [50, 99] s
 (`errors_span`, `packets_span`, from the trace and `progress=1`: the trace has no line at 100 s, so the
