@@ -8,7 +8,7 @@ benchmarks/crosscheck_ctcp.py does. Each run gives one JSON line: goodput, loss 
 the window (ns-2: from `dumbbell.tcl trace_dt=1`, over 50-99 s; cclab: the bottleneck's error_drops) and
 the packets sent in it. Standard library only; 2 runs at a time under `nice -n 19`.
 
-Three sets of results, each made by its own command:
+Five sets of results, each made by its own command:
 
 - benchmarks/crosscheck-ctcp-overhead0.jsonl (2026-11-24): the three cells, seeds 1-5, overhead_ = 0, the
   first rows' fields only (no --out: the rows go to stdout, as the first version wrote them);
@@ -16,23 +16,32 @@ Three sets of results, each made by its own command:
   overhead_ = 0;
 - benchmarks/crosscheck-ctcp-overhead8-seeds.jsonl (2026-11-30): overhead_ = 8 us, seed 001's setting:
   500 Mbit/s 100 ms with seeds 1-200, 1000 Mbit/s 50 ms with seeds 1-120.
+- benchmarks/crosscheck-ctcp-substream-seeds.jsonl (2026-11-30): the four cells of the first table called
+  noise on seeds 1-5 (NOISE_CELLS), overhead_ = 8 us: ns-2 on substreams 1-1000 (`--ns2-streams substream`,
+  ns2/substream.tcl, independent runs) and with `seed=` 1-5 (the first table's runs), cclab seeds 1-1000;
+- benchmarks/crosscheck-ctcp-substream-overhead0.jsonl (2026-11-30): the same four cells and streams with
+  overhead_ = 0 on both sides.
 
 Rows written with --out add, for ns-2, the error drops and packets sent over exactly [50, 99] s
 (`errors_span`, `packets_span`, from the trace and `progress=1`: the trace has no line at 100 s, so the
 first rows compared 50-99 s errors with 50-100 s packets), ns-2's largest traced window and overflow drops;
 for both sides timeouts, overhead_ when not 0, and the engine or ns-2 script that made the row
-(benchmarks/provenance.py).
+(benchmarks/provenance.py); an ns-2 row run on a substream also names the wrapper (`ns2_streams`). cclab's
+rows serve both ns-2 seedings, so a file holds them once.
 
     python3 benchmarks/crosscheck_ctcp_overhead0.py > benchmarks/crosscheck-ctcp-overhead0.jsonl
     python3 benchmarks/crosscheck_ctcp_overhead0.py --cells 500/100,1000/100 --seeds 600 \\
         --out benchmarks/crosscheck-ctcp-overhead0-seeds.jsonl        # resumes: skips the runs in the file
     python3 benchmarks/crosscheck_ctcp_overhead0.py --overhead-us 8 --cells 500/100 --seeds 200 \\
         --out benchmarks/crosscheck-ctcp-overhead8-seeds.jsonl        # and --cells 1000/50 --seeds 120
+    python3 benchmarks/crosscheck_ctcp_overhead0.py --overhead-us 8 --cells 100/50/1e-4,100/100/1e-3,200/50/1e-3,\
+        1000/100/1e-4 --ns2-streams substream --seeds 1000 --out benchmarks/crosscheck-ctcp-substream-seeds.jsonl
     python3 benchmarks/crosscheck_ctcp_overhead0.py --report benchmarks/crosscheck-ctcp-overhead0-seeds.jsonl
 
 --report computes nothing. For each cell it prints each side's mean goodput with a 95 % interval, the loss
 events and timeouts per run, the error drops against PER x packets (Poisson z, also by block of 200
-seeds), the spread of a difference of means over 5 seeds a side, and the comparison at equal errors:
+seeds), the spread of a difference of means over 5 seeds a side (and, where ns-2 ran on substreams, where
+the first table's seeds 1-5 fall in it), and the comparison at equal errors:
 each run's goodput x sqrt(errors per packet) (a loss-limited flow's goodput goes as 1/sqrt(p), so this is
 about constant along one simulator's curve) and a least-squares fit of log goodput on log errors per
 packet, both sides with one slope and a shift between them.
@@ -58,9 +67,13 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 CCLAB = REPO / ".venv" / "bin" / "cclab"
 NS2_SCRIPT = HERE / "ns2" / "dumbbell.tcl"
+NS2_STREAMS = HERE / "ns2" / "substream.tcl"   # run k on substream k instead of `seed k` (--ns2-streams)
 SCENARIO = REPO / "python" / "cclab" / "studies" / "seed001" / "single-flow.toml"
 # (Mbit/s, one-way ms, packet error rate, queue packets = bw x 2 x delay x 0.5 / 1500 B)
 CELLS = [(1000, 50, 1e-6, 4167), (500, 100, 1e-5, 4167), (1000, 100, 1e-5, 8333)]
+# The four cells of the first table above 10 % that were called noise on seeds 1-5, with their queues
+# (0.5, 0.5, 0.1 and 0.1 BDP); named with their PER, `100/50/1e-4`, since 1000/100 alone is a cell above.
+NOISE_CELLS = [(100, 50, 1e-4, 417), (100, 100, 1e-3, 833), (200, 50, 1e-3, 167), (1000, 100, 1e-4, 1667)]
 MEASURE_FROM_S = 50
 LAST_TRACE_S = 99          # dumbbell.tcl's last trace line before the run ends at 100 s
 BOOTSTRAP_DRAWS = 10000
@@ -75,11 +88,15 @@ def cell_name(cell) -> str:
     return f"{bw} Mbit/s, {delay} ms, {per:g}, {queue} pkt"
 
 
-def ns2(cell, seed, stamps, overhead_us=0):
+def ns2(cell, seed, stamps, overhead_us=0, streams="seed"):
+    """One ns-2 run; `streams` "substream" runs it through ns2/substream.tcl on substream `seed` of the
+    default generator instead of `seed=seed`."""
     bw, delay, per, queue = cell
-    out = subprocess.run(["nice", "-n", "19", "ns", "ns2/dumbbell.tcl", "cc=compound", f"rate_mbps={bw}",
+    script, seed_arg = (("ns2/dumbbell.tcl", f"seed={seed}") if streams == "seed"
+                        else ("ns2/substream.tcl", f"stream={seed}"))
+    out = subprocess.run(["nice", "-n", "19", "ns", script, "cc=compound", f"rate_mbps={bw}",
                           f"delay_ms={delay}", f"buffer={queue}", "access_ms=5", f"access_mbps={10 * bw}", "flows=1",
-                          "duration=100", "measure_from=50", f"seed={seed}", "payload=1460", "window=10000",
+                          "duration=100", "measure_from=50", seed_arg, "payload=1460", "window=10000",
                           f"per={per:g}", f"overhead_us={overhead_us:g}", "trace_dt=1"]
                          + (["progress=1"] if stamps else []),
                          cwd=HERE, capture_output=True, text=True).stdout
@@ -103,10 +120,12 @@ def ns2(cell, seed, stamps, overhead_us=0):
                    ns2_script=stamps["ns2"])
         if overhead_us:
             row["overhead_us"] = overhead_us
+        if streams != "seed":
+            row["ns2_streams"] = stamps["ns2_streams"]
     return row
 
 
-def cclab(cell, seed, stamps, overhead_us=0):
+def cclab(cell, seed, stamps, overhead_us=0, streams="seed"):
     bw, delay, per, queue = cell
     sets = [f"flows.0.overhead={overhead_us:g}us", f"network.bottleneck.rate={bw}Mbps",
             f"network.bottleneck.delay={delay}ms",
@@ -130,18 +149,31 @@ def cclab(cell, seed, stamps, overhead_us=0):
 
 
 def pick_cells(spec: str | None):
-    """`500/100,1000/100`: the cells of CELLS with these (Mbit/s, one-way ms); all of them without a spec."""
+    """`500/100,1000/100`: the cells of CELLS with these (Mbit/s, one-way ms); `100/50/1e-4`: the cell of
+    CELLS or NOISE_CELLS with this PER too; all of CELLS without a spec."""
     if not spec:
         return CELLS
     chosen = []
     for item in spec.split(","):
-        bw, _, delay = item.partition("/")
-        match = [c for c in CELLS if (str(c[0]), str(c[1])) == (bw.strip(), delay.strip())]
+        parts = [part.strip() for part in item.split("/")]
+        if len(parts) == 2:
+            match = [c for c in CELLS if [str(c[0]), str(c[1])] == parts]
+        elif len(parts) == 3 and re.fullmatch(r"[0-9.eE+-]+", parts[2]):
+            match = [c for c in CELLS + NOISE_CELLS
+                     if [str(c[0]), str(c[1])] == parts[:2] and math.isclose(c[2], float(parts[2]))]
+        else:
+            match = []
         if not match:
-            known = ", ".join(f"{c[0]}/{c[1]}" for c in CELLS)
+            known = ", ".join([f"{c[0]}/{c[1]}" for c in CELLS] + [f"{c[0]}/{c[1]}/{c[2]:g}" for c in NOISE_CELLS])
             raise SystemExit(f"error: no cell {item!r} (known: {known})")
         chosen += match
     return chosen
+
+
+def seeding(row) -> str:
+    """How an ns-2 row's generator was seeded: "seed" (`seed=N`) or "substream" (substream.tcl stream=N);
+    cclab rows are "seed"."""
+    return "substream" if "ns2_streams" in row else "seed"
 
 
 def read_rows(path: Path) -> list[dict]:
@@ -157,18 +189,23 @@ def run(args) -> None:
     if unknown:
         raise SystemExit(f"error: unknown side(s) {', '.join(unknown)} (known: ns2, cclab)")
     chosen = [sides[s] for s in args.sides.split(",")]
+    if args.ns2_streams == "substream" and not args.out:
+        raise SystemExit("error: --ns2-streams substream writes the later sets' fields: give --out")
     stamps = None
     done = set()
     if args.out:
-        stamps = {"ns2": ns2_script_hash(NS2_SCRIPT), "cclab": engine_fingerprint(str(CCLAB))}
+        stamps = {"ns2": ns2_script_hash(NS2_SCRIPT), "cclab": engine_fingerprint(str(CCLAB)),
+                  "ns2_streams": ns2_script_hash(NS2_STREAMS)}
         if args.out.exists():
-            done = {(r["side"], tuple(r["cell"]), r["seed"]) for r in read_rows(args.out)}
+            done = {(r["side"], tuple(r["cell"]), r["seed"], seeding(r)) for r in read_rows(args.out)}
+    # cclab's rows do not depend on how ns-2 is seeded: one set of them serves both ns-2 seedings.
     jobs = [(side, cell, seed) for cell in cells for seed in seeds for side in chosen
-            if (side.__name__, tuple(cell), seed) not in done]
+            if (side.__name__, tuple(cell), seed, args.ns2_streams if side is ns2 else "seed") not in done]
     sink = args.out.open("a", encoding="utf-8") if args.out else sys.stdout
     try:
         with ThreadPoolExecutor(args.jobs) as pool:
-            for row in pool.map(lambda job: job[0](job[1], job[2], stamps, args.overhead_us), jobs):
+            for row in pool.map(lambda job: job[0](job[1], job[2], stamps, args.overhead_us, args.ns2_streams),
+                                jobs):
                 sink.write(json.dumps(row) + "\n")
                 sink.flush()
     finally:
@@ -257,9 +294,12 @@ def report(paths: list[Path]) -> None:
             cells.append(tuple(r["cell"]))
     for cell in cells:
         per = cell[2]
-        sides = {side: sorted((r for r in rows if tuple(r["cell"]) == cell and r["side"] == side),
+        in_cell = [r for r in rows if tuple(r["cell"]) == cell]
+        # ns-2's runs on substreams when the cell has them; its `seed=` runs are then only compared below.
+        ns2_seeding = "substream" if any(seeding(r) == "substream" for r in in_cell) else "seed"
+        sides = {side: sorted((r for r in in_cell if r["side"] == side and (side != "ns2" or seeding(r) == ns2_seeding)),
                               key=lambda r: r["seed"]) for side in SIDES}
-        print(f"\n## {cell_name(cell)} ({', '.join(p.name for p in paths)})")
+        print(f"\n## {cell_name(cell)} ({', '.join(p.name for p in paths)}; ns-2 seeded by {ns2_seeding})")
         print("| side | runs | goodput Mbit/s, mean ± 95 % (t) | median | loss events / run | timeouts / run |"
               " errors (PER x packets) | z | errors / packet / PER |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -268,7 +308,9 @@ def report(paths: list[Path]) -> None:
             mean, half = mean_interval(goodput)
             errors = sum(errors_of(r) for r in side_rows)
             packets = sum(packets_of(r) for r in side_rows)
-            print(f"| {side} | {len(side_rows)} | {mean:.1f} ± {half:.1f} | {statistics.median(goodput):.1f} | "
+            digits = 2 if mean < 10 else 1     # a few Mbit/s (the 1e-3 cells) needs the second decimal
+            print(f"| {side} | {len(side_rows)} | {mean:.{digits}f} ± {half:.{digits}f} | "
+                  f"{statistics.median(goodput):.{digits}f} | "
                   f"{statistics.fmean(r['loss_events'] for r in side_rows):.2f} | "
                   f"{statistics.fmean(r.get('timeouts', 0) for r in side_rows):.2f} | "
                   f"{errors} ({per * packets:.1f}) | {poisson_z(errors, per * packets):+.1f} | "
@@ -295,6 +337,8 @@ def report(paths: list[Path]) -> None:
         print(f"with {FEW_SEEDS} of these runs a side: difference of the means within "
               f"{100 * few[int(0.025 * BOOTSTRAP_DRAWS)]:+.1f} to {100 * few[int(0.975 * BOOTSTRAP_DRAWS) - 1]:+.1f} % "
               f"in 95 % of draws; beyond ±10 % in {100 * sum(abs(d) > 0.1 for d in few) / BOOTSTRAP_DRAWS:.0f} %")
+        if ns2_seeding == "substream":
+            first_seeds(in_cell, few, per)
         # Like with like: each run's goodput against the errors per packet it drew (a run without errors has
         # no point on that curve and is left out).
         lossy = {side: [r for r in side_rows if errors_of(r) > 0] for side, side_rows in sides.items()}
@@ -327,6 +371,23 @@ def report(paths: list[Path]) -> None:
             print(f"| {count} | " + " | ".join(text) + " |")
 
 
+def first_seeds(in_cell: list[dict], few: list[float], per: float) -> None:
+    """The first table's runs of the cell: ns-2 `seed=1..5` against cclab seeds 1-5, and where their
+    difference of the means falls among the 5-a-side draws `few` from the many-seed runs."""
+    ns2_rows = [r for r in in_cell if r["side"] == "ns2" and seeding(r) == "seed" and r["seed"] <= FEW_SEEDS]
+    cclab_rows = [r for r in in_cell if r["side"] == "cclab" and r["seed"] <= FEW_SEEDS]
+    if len(ns2_rows) < FEW_SEEDS or len(cclab_rows) < FEW_SEEDS:
+        return
+    ns2_mean = statistics.fmean(r["goodput"] / 1e6 for r in ns2_rows)
+    cclab_mean = statistics.fmean(r["goodput"] / 1e6 for r in cclab_rows)
+    diff = cclab_mean / ns2_mean - 1
+    errors = sum(errors_of(r) for r in ns2_rows)
+    expected = per * sum(packets_of(r) for r in ns2_rows)
+    print(f"first table's seeds 1-{FEW_SEEDS}: ns-2 (seed=) {ns2_mean:.2f}, cclab {cclab_mean:.2f} Mbit/s, "
+          f"difference {100 * diff:+.1f} %; as far from 0 in {100 * sum(abs(d) >= abs(diff) for d in few) / len(few):.0f} "
+          f"% of the draws; ns-2's errors {errors} ({expected:.1f}, z {poisson_z(errors, expected):+.1f})")
+
+
 def slope_of(rows) -> str:
     """The slope of log goodput on log(errors/packet) over `rows`, with its 95 % half-width."""
     coef, err = least_squares([[1.0, math.log(errors_of(r) / packets_of(r))] for r in rows],
@@ -336,7 +397,8 @@ def slope_of(rows) -> str:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--cells", help="comma-separated Mbit/s/ms, e.g. 500/100,1000/100 (default: all three)")
+    p.add_argument("--cells", help="comma-separated Mbit/s/ms, e.g. 500/100,1000/100 (default: the three of the "
+                                   "first set), or Mbit/s/ms/PER for the four cells called noise, e.g. 100/50/1e-4")
     p.add_argument("--seeds", type=int, default=5, help="seeds per side and cell (default 5)")
     p.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
     p.add_argument("--sides", default="ns2,cclab", help="ns2, cclab or both (default)")
@@ -346,6 +408,9 @@ def main() -> None:
                         "the later sets (without it: the first set's fields, to stdout)")
     p.add_argument("--overhead-us", type=float, default=0.0,
                    help="overhead_ on both sides, us (default 0; 8 is seed 001's setting: use another --out file)")
+    p.add_argument("--ns2-streams", choices=("seed", "substream"), default="seed",
+                   help="seed (default): ns-2 run k is dumbbell.tcl seed=k; substream: ns2/substream.tcl stream=k, "
+                        "substream k of one generator (independent runs; needs --out)")
     p.add_argument("--report", type=Path, nargs="+", metavar="JSONL", help="compute nothing; analyse these files")
     args = p.parse_args()
     if args.report:

@@ -26,7 +26,7 @@ def test_the_script_hash_covers_the_script_and_common_tcl(tmp_path, monkeypatch)
 
 
 def test_every_script_in_the_repository_has_a_hash():
-    for name in ("dumbbell.tcl", "aqm.tcl", "parkinglot.tcl", "traffic.tcl", "fast_dumbbell.tcl"):
+    for name in ("dumbbell.tcl", "aqm.tcl", "parkinglot.tcl", "traffic.tcl", "fast_dumbbell.tcl", "substream.tcl"):
         assert ns2_script_hash(REPO / "benchmarks" / "ns2" / name).startswith(f"{name}@")
 
 
