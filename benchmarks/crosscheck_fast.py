@@ -93,14 +93,11 @@ def run_ns2(ns: str, cell: Cell) -> tuple[list[dict], list[dict], list[dict]]:
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True)
     wall = time.perf_counter() - t0
-    flows, cwnd, queue = [], [], []
+    flows, cwnd, queue = cc.parse_kv_lines(proc.stdout), [], []
     for line in proc.stdout.splitlines():
         kind, _, rest = line.partition(" ")
         fields = dict(f.partition("=")[::2] for f in rest.split())
-        if kind.startswith("flow="):
-            fields["flow"] = kind.partition("=")[2]
-            flows.append(fields)
-        elif kind == "trace":
+        if kind == "trace":
             cwnd.append({"t": float(fields["t"]), "flow": int(fields["flow"]), "cwnd": float(fields["cwnd"]),
                          "avg_rtt": float(fields["avg_rtt"]), "base_rtt": float(fields["base_rtt"])})
         elif kind == "queue":
