@@ -9,7 +9,8 @@ the error rate and the queue cycling, so every value of every dimension appears 
 
 Both sides are the study's single-flow dumbbell (python/cclab/studies/seed001/single-flow.toml): 5 ms side
 links at 10 x the bottleneck rate, window_ = 10000 packets (cclab: `cwnd_clamp = 10000`, TCP-Linux's
-snd_cwnd_clamp), overhead_ = 8 us, 1500-byte packets, random
+snd_cwnd_clamp), overhead_ = 8 us (cclab: the study's per-packet reading, or with --overhead-model
+ns-2's own, `delayed-send`), 1500-byte packets, random
 packet errors on the bottleneck's data direction, ns-2 TCP-Linux's recovery (cclab: `recovery =
 "linux-2.6"`). The queue is given to both in packets, bw x 2 x delay x qsize / 1500 B rounded half up.
 Runs are 100 s (the study's are 500 s), measured over [50, 100] s, one at a time.
@@ -19,6 +20,9 @@ Runs are 100 s (the study's are 500 s), measured over [50, 100] s, one at a time
     python3 benchmarks/crosscheck_ctcp.py --limit 8        # only the first 8 configurations
     python3 benchmarks/crosscheck_ctcp.py --seeds 5 --min-per 1e-5   # 5 seeds where errors dominate:
                                      # each side's spread over seeds, the differences of the means
+    python3 benchmarks/crosscheck_ctcp.py --seeds 5 --overhead-model delayed-send
+                                     # cclab with overhead_ as ns-2's agents apply it (a timer before each
+                                     # send decision), not as the study's per-packet hold
 
 The ns-2 side is benchmarks/ns2/dumbbell.tcl (per= and overhead_us= for this study). Results are cached
 like benchmarks/crosscheck.py's, in benchmarks/crosscheck-ctcp-ns2.csv and crosscheck-ctcp-cclab.csv; a
@@ -52,6 +56,9 @@ SCENARIO = REPO / "python" / "cclab" / "studies" / "seed001" / "single-flow.toml
 NS2_CSV = HERE / "crosscheck-ctcp-ns2.csv"
 CCLAB_CSV = HERE / "crosscheck-ctcp-cclab.csv"
 CCLAB_RWND_CSV = HERE / "crosscheck-ctcp-cclab-rwnd.csv"   # the runs with window_ as rwnd, kept for comparison
+# cclab's runs with overhead_ read as ns-2's agents read it (`--overhead-model delayed-send`); CCLAB_CSV
+# holds the study's reading (per-packet)
+CCLAB_DELAYED_CSV = HERE / "crosscheck-ctcp-cclab-delayed-send.csv"
 
 RATES = [100, 200, 500, 1000]          # Mbit/s (Table II)
 DELAYS = [20, 50, 100]                 # ms, one way
@@ -117,11 +124,12 @@ def run_ns2(c: Config, timeout: float, seed: int = 1) -> list[dict]:
              "packets_sent": f["packets_sent"], "status": "ok", "wall_s": f"{wall:.1f}"}]
 
 
-def run_cclab(exe: str, c: Config, timeout: float, seed: int = 1) -> list[dict]:
+def run_cclab(exe: str, c: Config, timeout: float, seed: int = 1, overhead_model: str = "per-packet") -> list[dict]:
     sets = [f"flows.0.cc={CCLAB_CC}", f"network.bottleneck.rate={c.rate_mbps}Mbps",
             f"network.bottleneck.delay={c.delay_ms}ms", f"network.bottleneck.loss_rate={c.per:g}",
             f"network.bottleneck.queue.size={c.buffer}", f"run.duration={DURATION_S}s",
-            f"run.measure_from={MEASURE_FROM_S}s", "run.sample_interval=0s", f"run.seed={seed}"]
+            f"run.measure_from={MEASURE_FROM_S}s", "run.sample_interval=0s", f"run.seed={seed}",
+            f"flows.0.overhead_model={overhead_model}"]
     cmd = ["nice", exe, "run", str(SCENARIO), "--json"] + [a for s in sets for a in ("--set", s)]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=timeout)
@@ -207,7 +215,11 @@ def main() -> int:
     p.add_argument("--min-per", type=float, default=0.0, help="further seeds only where PER >= this")
     p.add_argument("--before", action="store_true",
                    help="add the mean of the earlier cclab runs with window_ as rwnd (crosscheck-ctcp-cclab-rwnd.csv)")
+    p.add_argument("--overhead-model", choices=["per-packet", "delayed-send"], default="per-packet",
+                   help="cclab's reading of overhead_: per-packet (the study's) or delayed-send (ns-2's own, cached "
+                        "in crosscheck-ctcp-cclab-delayed-send.csv)")
     args = p.parse_args()
+    cclab_csv = CCLAB_CSV if args.overhead_model == "per-packet" else CCLAB_DELAYED_CSV
     configs = selection()[: args.limit or None]
     exe = cclab_exe()
     current = {"ns-2": (NS2_STAMP, ns2_script_hash(NS2_SCRIPT)),
@@ -215,13 +227,14 @@ def main() -> int:
     for c in configs if not args.report_only else []:
         for seed in range(1, (args.seeds if c.per >= args.min_per else 1) + 1):
             k = key(c, seed)
-            for path, side in ((NS2_CSV, "ns-2"), (CCLAB_CSV, "cclab")):
+            for path, side in ((NS2_CSV, "ns-2"), (cclab_csv, "cclab")):
                 if k in read_cache(path, *current[side]):
                     continue
                 if side == "cclab" and exe is None:
                     print("cclab not found (.venv/bin/cclab or PATH): cclab side skipped", file=sys.stderr)
                     continue
-                rows = run_ns2(c, args.timeout, seed) if side == "ns-2" else run_cclab(exe, c, args.timeout, seed)
+                rows = (run_ns2(c, args.timeout, seed) if side == "ns-2"
+                        else run_cclab(exe, c, args.timeout, seed, args.overhead_model))
                 print(f"  {side:5} {k}: {rows[0].get('goodput_bps', '?')} bit/s ({rows[0]['wall_s']} s)", flush=True)
                 drop_from_cache(path, k)  # a stale or failed row of this key
                 append_cache(path, [dict(r, key=k, scenario=c.id, algorithm="compound",
@@ -229,7 +242,7 @@ def main() -> int:
                                          **{current[side][0]: current[side][1]}, **stamp())
                                     for r in rows])
     ns2 = read_cache(NS2_CSV, *current["ns-2"], args.allow_stale)
-    ccl = read_cache(CCLAB_CSV, *current["cclab"], args.allow_stale)
+    ccl = read_cache(cclab_csv, *current["cclab"], args.allow_stale)
     # The rwnd runs are a record of a model since replaced, read whatever engine made them.
     before = read_cache(CCLAB_RWND_CSV, ENGINE, current["cclab"][1], allow_stale=True) if args.before else None
     lines, diffs = table(configs, ns2, ccl, args.seeds, before)

@@ -88,7 +88,7 @@ def cell_name(cell) -> str:
     return f"{bw} Mbit/s, {delay} ms, {per:g}, {queue} pkt"
 
 
-def ns2(cell, seed, stamps, overhead_us=0, streams="seed"):
+def ns2(cell, seed, stamps, overhead_us=0, streams="seed", overhead_model="per-packet"):
     """One ns-2 run; `streams` "substream" runs it through ns2/substream.tcl on substream `seed` of the
     default generator instead of `seed=seed`."""
     bw, delay, per, queue = cell
@@ -125,9 +125,11 @@ def ns2(cell, seed, stamps, overhead_us=0, streams="seed"):
     return row
 
 
-def cclab(cell, seed, stamps, overhead_us=0, streams="seed"):
+def cclab(cell, seed, stamps, overhead_us=0, streams="seed", overhead_model="per-packet"):
     bw, delay, per, queue = cell
-    sets = [f"flows.0.overhead={overhead_us:g}us", f"network.bottleneck.rate={bw}Mbps",
+    # Always named, so that the rows say which reading made them whatever the study's scenario takes.
+    sets = [f"flows.0.overhead_model={overhead_model}", f"flows.0.overhead={overhead_us:g}us",
+            f"network.bottleneck.rate={bw}Mbps",
             f"network.bottleneck.delay={delay}ms",
             f"network.bottleneck.loss_rate={per:g}", f"network.bottleneck.queue.size={queue}", "run.duration=100s",
             "run.measure_from=50s", "run.sample_interval=0s", f"run.seed={seed}"]
@@ -145,6 +147,8 @@ def cclab(cell, seed, stamps, overhead_us=0, streams="seed"):
                    overflow_drops=summary["bottleneck"]["drops"], engine=stamps["cclab"])
         if overhead_us:
             row["overhead_us"] = overhead_us
+        if overhead_model != "per-packet":
+            row["overhead_model"] = overhead_model
     return row
 
 
@@ -204,8 +208,8 @@ def run(args) -> None:
     sink = args.out.open("a", encoding="utf-8") if args.out else sys.stdout
     try:
         with ThreadPoolExecutor(args.jobs) as pool:
-            for row in pool.map(lambda job: job[0](job[1], job[2], stamps, args.overhead_us, args.ns2_streams),
-                                jobs):
+            for row in pool.map(lambda job: job[0](job[1], job[2], stamps, args.overhead_us, args.ns2_streams,
+                                                   args.overhead_model), jobs):
                 sink.write(json.dumps(row) + "\n")
                 sink.flush()
     finally:
@@ -285,8 +289,10 @@ def packets_of(row) -> int:
     return row.get("packets_span", row["packets_window"])
 
 
-def report(paths: list[Path]) -> None:
-    rows = [row for path in paths for row in read_rows(path)]
+def report(paths: list[Path], overhead_model: str = "per-packet") -> None:
+    # cclab's rows of the chosen reading of overhead_ (ns-2 has one: its own)
+    rows = [row for path in paths for row in read_rows(path)
+            if row["side"] != "cclab" or row.get("overhead_model", "per-packet") == overhead_model]
     rng = random.Random(BOOTSTRAP_SEED)
     cells = []
     for r in rows:
@@ -411,10 +417,13 @@ def main() -> None:
     p.add_argument("--ns2-streams", choices=("seed", "substream"), default="seed",
                    help="seed (default): ns-2 run k is dumbbell.tcl seed=k; substream: ns2/substream.tcl stream=k, "
                         "substream k of one generator (independent runs; needs --out)")
+    p.add_argument("--overhead-model", choices=("per-packet", "delayed-send"), default="per-packet",
+                   help="cclab's reading of overhead_ (default per-packet, the study's); with --report, the cclab "
+                        "rows of that reading")
     p.add_argument("--report", type=Path, nargs="+", metavar="JSONL", help="compute nothing; analyse these files")
     args = p.parse_args()
     if args.report:
-        report(args.report)
+        report(args.report, args.overhead_model)
     else:
         run(args)
 

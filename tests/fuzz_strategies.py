@@ -246,6 +246,7 @@ class Schema:
             "rto_min": self.delay,
             "rwnd": self.mostly(st.integers(1, 10**6), st.sampled_from([0, 2**32, 2**63 - 1, 2**64])),
             "overhead": self.delay,
+            "overhead_model": self.mostly(st.sampled_from(["per-packet", "delayed-send"])),
         }
         if self.junk:
             optional.update(src_access_delay=optional["access_delay"], dst_access_delay=optional["access_delay"])

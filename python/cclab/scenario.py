@@ -606,7 +606,12 @@ class FlowSpec(_Table):
     # Compound clamps only its loss-based part, as its module does. None: no clamp.
     cwnd_clamp: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
     ecn: bool = False                                    # ECN-capable (RFC 3168): needs a queue with ecn = true to matter
-    overhead: Duration = 0                               # dumbbell: each packet waits uniform [0, overhead] at the sender (ns-2 overhead_)
+    overhead: Duration = 0                               # ns-2's overhead_: waits drawn from uniform [0, overhead], as overhead_model says
+    # "per-packet" (dumbbell): each packet waits its own draw after the send decision, in order, on the
+    # sender's access link. "delayed-send": ns-2's agents (TcpAgent::send_much), a send decision that finds
+    # room in the window arms a timer of one draw, and what the window allows at its expiry leaves then.
+    # Either has no effect while overhead is 0.
+    overhead_model: Literal["per-packet", "delayed-send"] = "per-packet"
     route: list[str] | None = None                       # links: nodes from the sender to the receiver
     ack_route: list[str] | None = None                   # links: the ACKs' way back (default: route reversed)
     # Dumbbell: "reverse" sends right to left (data on bottleneck.reverse, ACKs on the bottleneck); the
@@ -625,7 +630,10 @@ class FlowSpec(_Table):
             raise BadValue("over links the route gives the direction", "the route's nodes from the sender to "
                            "the receiver, and no direction", subpath=("direction",))
         if self.route is not None:
-            for key in ("access_delay", "src_access_delay", "dst_access_delay", "overhead"):
+            dumbbell_only = ["access_delay", "src_access_delay", "dst_access_delay"]
+            if self.overhead_model == "per-packet":
+                dumbbell_only.append("overhead")
+            for key in dumbbell_only:
                 if getattr(self, key) not in (None, 0):
                     raise BadValue(f"{key} belongs to the dumbbell; over links a flow's delays are its links'",
                                    "a route without access delays", subpath=(key,))
@@ -677,6 +685,7 @@ class FlowSpec(_Table):
             "rwnd_packets": self.rwnd,
             **({"cwnd_clamp_packets": self.cwnd_clamp} if self.cwnd_clamp is not None else {}),
             **({"overhead_ns": self.overhead} if self.overhead else {}),
+            **({"overhead_model": self.overhead_model} if self.overhead_model != "per-packet" else {}),
             **({"ecn": True} if self.ecn else {}),
             **({"route": list(self.route)} if self.route is not None else {}),
             **({"ack_route": list(self.ack_route)} if self.ack_route is not None else {}),

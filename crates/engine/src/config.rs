@@ -416,10 +416,12 @@ pub struct FlowConfig {
     /// discipline with `ecn` on.
     #[serde(default)]
     pub ecn: bool,
-    /// Dumbbell only: each data packet waits uniform[0, overhead_ns] before it leaves the sender, in order
-    /// (ns-2's `Agent/TCP overhead_`, which seed 001 sets to 8 us to break phase effects).
+    /// ns-2's `Agent/TCP overhead_` (seed 001 sets it to 8 us to break phase effects): waits drawn from
+    /// uniform[0, overhead_ns], applied as `overhead_model` says.
     #[serde(default)]
     pub overhead_ns: u64,
+    #[serde(default)]
+    pub overhead_model: OverheadModel,
     /// With `topology`: the nodes from the sender to the receiver. ACKs take `ack_route`, by default the
     /// same nodes backwards. Not used with the dumbbell preset.
     #[serde(default)]
@@ -456,6 +458,19 @@ pub struct BurstPacingConfig {
     pub gap_ns: u64,
     #[serde(default)]
     pub jitter_ns: u64,
+}
+
+/// How a flow's `overhead_ns` delays its packets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OverheadModel {
+    /// Each data packet waits its own draw after the send decision, in order, in a processing stage on
+    /// the sender's access link (`net/processing.rs`). Dumbbell only.
+    #[default]
+    PerPacket,
+    /// ns-2's agents: a send decision that finds room in the window arms a timer of one draw, and what
+    /// the window allows at its expiry leaves then (`tcp/delayed_send.rs`).
+    DelayedSend,
 }
 
 /// Which way a dumbbell flow sends its data.
@@ -582,8 +597,8 @@ impl ScenarioConfig {
             if needs_route && f.route.is_none() {
                 return Err(err(format!("flows.{i}.route"), "a flow over links needs a route: the nodes from sender to receiver"));
             }
-            if needs_route && f.overhead_ns > 0 {
-                return Err(err(format!("flows.{i}.overhead"), "over links, give the sending node a processing_jitter instead"));
+            if needs_route && f.overhead_ns > 0 && f.overhead_model == OverheadModel::PerPacket {
+                return Err(err(format!("flows.{i}.overhead"), "over links, give the sending node a processing_jitter instead, or take overhead_model \"delayed-send\""));
             }
             if needs_route && f.direction == FlowDirection::Reverse {
                 return Err(err(format!("flows.{i}.direction"), "over links the route gives the direction: list its nodes from the sender to the receiver"));

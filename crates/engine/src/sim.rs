@@ -16,7 +16,7 @@ use sender_rows::SenderRow;
 use several_ahead::{SeveralAhead, Taker};
 
 use crate::cc::{registry, CongestionControl, FlowContext};
-use crate::config::{err, BurstPacingConfig, ConfigError, FlowConfig, RateModelConfig, ScenarioConfig};
+use crate::config::{err, BurstPacingConfig, ConfigError, FlowConfig, OverheadModel, RateModelConfig, ScenarioConfig};
 use crate::net::arq::Arq;
 use crate::net::bearer::Bearer;
 use crate::net::capacity::{Capacity, MahimahiTrace, RateSchedule};
@@ -34,6 +34,7 @@ use crate::rng::SimRng;
 use crate::run_error::RunError;
 use crate::stats::{jain_index, BottleneckSummary, ConnectionRecords, FlowLife, FlowSeries, FlowSummary, GroupSummary, LinkSeries, LinkSummary, QueueSeries, Summary};
 use crate::tcp::burst::BurstLimit;
+use crate::tcp::delayed_send::DelayedSend;
 use crate::tcp::frto::FrtoConfig;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::segment::Segment;
@@ -68,6 +69,8 @@ const STREAM_FIRST_PACING: u64 = 10 << 32;
 const STREAM_FIRST_OUTAGES: u64 = 11 << 32;
 /// Link i's drawn rate (`rate_model.drawn`).
 const STREAM_FIRST_DRAWN_RATE: u64 = 12 << 32;
+/// Flow i's delayed-send timer (ns-2 `overhead_`, `tcp/delayed_send.rs`): stream 13 << 32 + i.
+const STREAM_FIRST_DELAYED_SEND: u64 = 13 << 32;
 
 /// A packet's `flow` is its flow's slot in the low bits and, for a slot a traffic source reuses, the
 /// connection's generation above them, so a late packet of an earlier connection is recognised at the
@@ -403,6 +406,13 @@ impl Simulation {
             );
             let sender = sender.with_frto(frto_config(f)).with_records_prefetched(several_flows);
             let sender = with_pacing(sender, f.pacing.as_ref(), SimRng::new(cfg.run.seed, STREAM_FIRST_PACING + i as u64));
+            let sender = match (f.overhead_model, f.overhead_ns) {
+                (OverheadModel::DelayedSend, max) if max > 0 => sender.with_delayed_send(DelayedSend::new(
+                    SimDuration(max),
+                    SimRng::new(cfg.run.seed, STREAM_FIRST_DELAYED_SEND + i as u64),
+                )),
+                _ => sender,
+            };
             flows.push(Flow {
                 sender,
                 receiver: Receiver::new(i as u32, cfg.ack_size, f.delayed_ack).with_quick_acks(f.quick_acks),

@@ -64,6 +64,12 @@ fn config(d: &mut Draw, case: u64) -> Value {
     if d.one_in(5) {
         flow["direction"] = json!("reverse");
     }
+    if d.one_in(4) {
+        // ns-2's overhead_: a per-packet hold on the sender's access link, or the delayed-send timer in
+        // front of the sender's decisions (a timer with work at nearly every ACK).
+        flow["overhead_ns"] = json!(d.pick(&[1_000u64, 8_000, 100_000, MS]));
+        flow["overhead_model"] = json!(d.pick(&["per-packet", "delayed-send"]));
+    }
     json!({
         "packet_size": d.pick(&[1500u64, 1000, 576]),
         "ack_size": d.pick(&[40u64, 60, 64]),

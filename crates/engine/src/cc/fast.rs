@@ -1,5 +1,6 @@
-//! FAST TCP (Jin, Wei, Low, INFOCOM 2004; CaltechCSTR:2003.010) and the ns-2.35 model `tcp/tcp-fast.cc`
-//! v1.1.3 (Cui & Andrew, University of Melbourne, 2007), fact sheet §2.10.
+//! FAST TCP (Jin, Wei, Low, INFOCOM 2004; CaltechCSTR:2003.010) and the ns-2 model `tcp/tcp-fast.cc`
+//! v1.1.3 (Cui & Andrew, CUBIN, University of Melbourne, 2007), fact sheet §2.10: a module written for
+//! ns-2.29, not part of ns-2.35, though it builds unchanged in it (`benchmarks/ns2/build_fast.sh`).
 //!
 //! Window update (paper eq. for window control; ns-2 `fast_calc_cwnd`), periodically:
 //!   w <- min{ 2w, (1 - gamma) w + gamma (baseRTT / avgRTT * w_eq + alpha) }
@@ -11,7 +12,8 @@
 //! floor(ACKs per update period / increments) ACKs, decreases apply at once. Loss: halve as Reno.
 //!
 //! Variants (every difference is a config field):
-//! - `ns2` (default; what ns-2.35 ships as `Agent/TCP/Fast`, defaults from `tcl/lib/ns-default.tcl`):
+//! - `ns2` (default; the CUBIN module's `Agent/TCP/Fast`, defaults from the `ns-default.tcl` lines its
+//!   install adds):
 //!   alpha = beta = 100 packets, gamma 0.5, an update every 10 ms inside the update epochs
 //!   (`cwnd_update_period_` 0.01 s), increases paced over the ACKs of 10 ms, not paced when baseRTT < 4 ms,
 //!   multiplicative increase (+1 per ACK) while avgRTT - baseRTT < 0.75 ms (`mi_threshold_`), EWMA gain
@@ -21,7 +23,8 @@
 //! - `paper`: one update per update epoch (every other RTT) with the increase spread over the next RTT of
 //!   ACKs, no MI phase (the update itself doubles small windows), w_eq = w, EWMA gain min(3 / w_fl, 1/4)
 //!   **[from memory of the ToN 2006 version; unverified]**, alpha = 200 packets **[the paper's own value is
-//!   unverified (fact sheet §4.3); 200 is what Caltech's ns-2 FAST tests `tcl/test/fast-test*.tcl` set]**,
+//!   unverified (fact sheet §4.3); 200 is what the module's Caltech test `tcl/test/fast-test1.tcl` sets; its
+//!   other tests set 1000, 800, 10000, 100, 100 and 10]**,
 //!   loss window 1 after a timeout (RFC 5681, as the engine's other algorithms).
 //!
 //! Choices shared by both variants, where the sources say nothing or disagree:
@@ -90,7 +93,7 @@ impl Algorithm for FastConfig {
         summary: "FAST TCP: delay-based, keeps alpha packets queued; w <- (1-g) w + g (baseRTT/RTT w + alpha) every other RTT (Jin, Wei, Low 2004)",
         default_variant: "ns2",
         variants: &[
-            ("ns2", "ns-2.35 Agent/TCP/Fast v1.1.3 (Cui & Andrew) with ns-default.tcl: alpha 100, 10 ms updates in every other RTT, MI below 0.75 ms of queueing"),
+            ("ns2", "the ns-2 FAST module Agent/TCP/Fast v1.1.3 (Cui & Andrew, CUBIN) with its ns-default.tcl: alpha 100, 10 ms updates in every other RTT, MI below 0.75 ms of queueing"),
             ("paper", "Jin, Wei, Low INFOCOM 2004: one update every other RTT spread over the next RTT, alpha 200 (unverified), no MI phase"),
         ],
         params: &[

@@ -14,7 +14,7 @@
 //! link 0. Forward flows' links and ids do not depend on whether other flows go the other way.
 //! Writing that dumbbell out as links, in that order, gives a bit-identical run (tests/topology.rs).
 
-use crate::config::{err, ConfigError, FlowDirection, LinkModelsConfig, NodeConfig, QueueConfig, RateModelConfig, ScenarioConfig};
+use crate::config::{err, ConfigError, FlowDirection, LinkModelsConfig, NodeConfig, OverheadModel, QueueConfig, RateModelConfig, ScenarioConfig};
 use std::collections::BTreeMap;
 
 /// One link to build, in engine units.
@@ -107,7 +107,7 @@ impl Topology {
             let dst_fwd = access(far, &dst, f.dst_access_delay_ns);
             let dst_rev = access(&dst, far, f.dst_access_delay_ns);
             let src_rev = access(near, &src, f.src_access_delay_ns);
-            if f.overhead_ns > 0 {
+            if f.overhead_ns > 0 && f.overhead_model == OverheadModel::PerPacket {
                 links[src_fwd as usize].processing = Some((0, f.overhead_ns));
             }
             routes.push([vec![src_fwd, data_link, dst_fwd], vec![dst_rev, ack_link, src_rev]]);

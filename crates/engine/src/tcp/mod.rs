@@ -1,6 +1,7 @@
 //! TCP endpoints: a bulk sender with a SACK scoreboard and a receiver, both sans-IO.
 pub mod reassembly;
 pub mod burst;
+pub mod delayed_send;
 pub mod frto;
 pub mod receiver;
 pub mod recovery;

@@ -21,6 +21,10 @@
 //!   `timer_deadline`, which is then the earlier of that and the retransmission timer. The first
 //!   retransmission of a fast retransmit still goes out at once (RFC 6675 4.3), outside the pacing budget.
 //!
+//! ns-2's `overhead_` (`tcp/delayed_send.rs`, off unless `with_delayed_send`) puts a timer in front of the
+//! send decision: a call that finds room in the window arms it and sends nothing, and everything the
+//! window allows at its expiry leaves then (`send_now`, the forced send).
+//!
 //! F-RTO (`tcp/frto.rs`, off unless `with_frto`) takes over a timeout taken in the Open state: it
 //! resends the head only, reads the next ACKs, and either calls the timeout spurious or starts the
 //! conventional RTO recovery below then. While it reads ACKs, `frto` is Some and the window neither grows
@@ -31,6 +35,7 @@ use crate::histogram::LogHistogram;
 use crate::net::packet::{Direction, Ecn, Packet, Payload};
 use crate::tcp::segment::Segment;
 use crate::tcp::burst::BurstLimit;
+use crate::tcp::delayed_send::DelayedSend;
 use crate::tcp::frto::{FrtoConfig, FrtoVariant, Probe, ProbeAck, SpuriousResponse, Verdict};
 use crate::tcp::rate::RateSampler;
 pub use crate::tcp::recovery::Recovery;
@@ -136,6 +141,8 @@ pub struct Sender {
     cwr_pending: bool,
     /// At most k packets back to back (`tcp/burst.rs`), held with the pacing mechanism.
     burst: Option<BurstLimit>,
+    /// ns-2's delayed-send timer (`overhead_`, `tcp/delayed_send.rs`).
+    delayed: Option<Box<DelayedSend>>,
     /// Start time (ns) of each loss event, when `cfg.record_loss_events`: entry into fast recovery, or a
     /// retransmission timeout taken outside recovery (a timeout inside an episode continues that episode).
     /// Seed 003's synchronisation ratio (Section III) needs the times, not only the count.
@@ -181,6 +188,7 @@ impl Sender {
             ecn_recover: None,
             cwr_pending: false,
             burst: None,
+            delayed: None,
             loss_event_times_ns,
             rtt_histogram,
             growth_clamp,
@@ -210,6 +218,13 @@ impl Sender {
     /// Send at most `limit`'s burst back to back (for algorithms without a pacing rate).
     pub fn with_burst_limit(mut self, limit: BurstLimit) -> Self {
         self.burst = Some(limit);
+        self
+    }
+
+    /// Send through ns-2's delayed-send timer, each wait a uniform draw from [0, `delay.max`]
+    /// (`tcp/delayed_send.rs`).
+    pub fn with_delayed_send(mut self, delay: DelayedSend) -> Self {
+        self.delayed = Some(Box::new(delay));
         self
     }
 
@@ -261,11 +276,16 @@ impl Sender {
     pub fn snd_nxt(&self) -> u64 {
         self.sb.snd_nxt()
     }
-    /// When the sender next needs `on_timer`: the retransmission timer or a pacing wake-up.
+    /// When the sender next needs `on_timer`: the retransmission timer, a pacing wake-up or the
+    /// delayed-send timer.
     pub fn timer_deadline(&self) -> Option<SimTime> {
-        match (self.rto_deadline, self.pacing_wakeup) {
+        let deadline = match (self.rto_deadline, self.pacing_wakeup) {
             (Some(rto), Some(pacing)) => Some(rto.min(pacing)),
             (rto, pacing) => rto.or(pacing),
+        };
+        match self.delayed.as_ref().and_then(|d| d.due()) {
+            Some(due) => Some(deadline.map_or(due, |d| d.min(due))),
+            None => deadline,
         }
     }
     #[cfg(test)]
@@ -489,13 +509,19 @@ impl Sender {
     }
 
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        // The delayed-send timer's expiry forces the send that follows (ns-2 `timeout_nonrtx`). With a
+        // timeout due at the same instant, the timeout is taken first, then the forced send, as ns-2 does
+        // when the timeout's event comes first (the other order sends before the timeout's marks).
+        let forced = self.delayed.as_mut().is_some_and(|d| d.expire(now));
         let rto_due = self.rto_deadline.is_some_and(|deadline| now >= deadline);
         if rto_due && self.sb.packets_out() == 0 {
             self.rto_deadline = None;
         }
         if !rto_due || self.sb.packets_out() == 0 {
-            // Not a retransmission timeout: a pacing wake-up, if one is due.
-            if self.pacing_wakeup.is_some_and(|wakeup| now >= wakeup) {
+            // Not a retransmission timeout: the delayed send or a pacing wake-up, if one is due.
+            if forced {
+                self.send_at_delayed_timer(now, out);
+            } else if self.pacing_wakeup.is_some_and(|wakeup| now >= wakeup) {
                 self.send_what_is_allowed(now, out);
             }
             return;
@@ -507,6 +533,9 @@ impl Sender {
             };
             if may_start {
                 self.start_frto(now, out);
+                if forced {
+                    self.send_at_delayed_timer(now, out);
+                }
                 return;
             }
         }
@@ -521,7 +550,11 @@ impl Sender {
         self.enter_rto_recovery(now, first_in_episode);
         self.back_off_timers();
         self.rto_deadline = Some(now + self.rto());
-        self.send_what_is_allowed(now, out);
+        if forced {
+            self.send_at_delayed_timer(now, out);
+        } else {
+            self.send_what_is_allowed(now, out);
+        }
     }
 
     /// RTO recovery (RFC 5681 section 3.1, eq. 4 and the Loss state of Linux `tcp_enter_loss`): the
@@ -618,10 +651,53 @@ impl Sender {
         }
     }
 
+    /// Send what the window allows now, or, with ns-2's delayed send, at the timer's expiry.
+    #[inline(always)]
+    fn send_what_is_allowed(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if !self.started || (self.delayed.is_some() && self.holds_for_delayed_send(now)) {
+            return;
+        }
+        self.send_now(now, out);
+    }
+
+    /// The delayed-send timer's expiry: ns-2's forced `send_much`, between the agent's copy of its window
+    /// out and back in (`LossRecovery::saved_before_delayed_send`; only `linux-2.6` keeps one).
+    #[inline(never)]
+    fn send_at_delayed_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        let saved = self.recovery.saved_before_delayed_send(self.cc.cwnd());
+        self.send_now(now, out);
+        if let Some(saved) = saved {
+            if let Some(cwnd) = self.recovery.loaded_after_delayed_send(self.cc.cwnd(), saved) {
+                self.cc.set_cwnd(cwnd);
+            }
+        }
+    }
+
+    /// ns-2's `send_much` not forced, with `overhead_` (`tcp/delayed_send.rs`): nothing while the timer is
+    /// pending; else, if the window has room, the timer is armed (after the rate-halving allowance's
+    /// update, which ns-2 makes before its send loop). Always true: nothing is sent now.
+    #[inline(never)]
+    fn holds_for_delayed_send(&mut self, now: SimTime) -> bool {
+        let Some(delayed) = self.delayed.as_mut() else { return false };
+        // A pacing wake-up that is due is spent here: what it would send goes at the timer's expiry,
+        // which paces again (left set, it kept the sender's deadline in the past, for ever).
+        self.pacing_wakeup = self.pacing_wakeup.filter(|&wakeup| now < wakeup);
+        if delayed.due().is_some() {
+            return true;
+        }
+        let in_flight = self.sb.in_flight();
+        let room = self.frto.is_some()
+            || in_flight < if self.window_is_cwnd { self.cc.cwnd() } else { self.recovery.window_for_sending(self.cc.cwnd(), in_flight) };
+        if room {
+            delayed.arm(now);
+        }
+        true
+    }
+
     /// RFC 6675 NextSeg, in order: lost segments, then new data, while pipe < cwnd, or the larger window
     /// the recovery rule allows (`linux-2.6` mode's rate-halving allowance).
     #[inline(always)]
-    fn send_what_is_allowed(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+    fn send_now(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if !self.started {
             return;
         }

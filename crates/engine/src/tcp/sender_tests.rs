@@ -772,3 +772,95 @@ fn prr_spreads_the_halving_over_the_recovery() {
     assert_eq!((s.cc().cwnd(), s.cc().ssthresh()), (5, 5));
     assert_eq!((s.counters().loss_events, s.counters().retransmissions), (1, 1));
 }
+
+/// A sender with ns-2's delayed-send timer of at most `max` ns (`tcp/delayed_send.rs`).
+fn delayed_sender(recovery: Recovery, initial_cwnd: u32, max: u64) -> Sender {
+    use crate::rng::SimRng;
+    use crate::tcp::delayed_send::DelayedSend;
+    sender(recovery, initial_cwnd).with_delayed_send(DelayedSend::new(SimDuration(max), SimRng::new(1, 0)))
+}
+
+/// Fire the sender's timer at its deadline; return the time and what it sent.
+fn fire_timer(s: &mut Sender) -> (SimTime, Vec<(u64, bool)>) {
+    let at = s.timer_deadline().expect("a deadline");
+    let mut out = vec![];
+    s.on_timer(at, &mut out);
+    (at, emitted(&out))
+}
+
+#[test]
+fn delayed_send_holds_the_initial_window_until_its_timer() {
+    // ns-2 send_much with overhead_: the start finds room, arms the timer and sends nothing; the expiry
+    // sends the whole initial window at once.
+    let mut s = delayed_sender(Recovery::Sack, 3, 8_000);
+    assert_eq!(start(&mut s), vec![]);
+    let (at, sent) = fire_timer(&mut s);
+    assert!(at <= SimTime(8_000));
+    assert_eq!(sent, vec![(0, false), (1, false), (2, false)]);
+    // Nothing more is due but the retransmission timer.
+    assert!(s.timer_deadline().is_some_and(|d| d >= at + SimDuration::from_millis(200)));
+}
+
+#[test]
+fn delayed_send_acks_while_its_timer_is_pending_only_open_the_window() {
+    // IW 2, slow start. ACK 1 at 100 ms arms the timer (room: cwnd 3, pipe 1); ACK 2 one microsecond later
+    // finds it pending and sends nothing. The expiry sends what both allow: cwnd 4, pipe 0, so 2..5.
+    let mut s = delayed_sender(Recovery::Sack, 2, 8_000);
+    start(&mut s);
+    fire_timer(&mut s);
+    assert_eq!(feed(&mut s, ms(100), ack(1, &[], false)), vec![]);
+    let pending = s.timer_deadline().expect("armed");
+    assert!(pending >= ms(100) && pending <= ms(100) + SimDuration(8_000));
+    assert_eq!(feed(&mut s, ms(100) + SimDuration(1_000), ack(2, &[], false)), vec![]);
+    assert_eq!(s.timer_deadline(), Some(pending), "the pending timer is not moved");
+    let (_, sent) = fire_timer(&mut s);
+    assert_eq!(sent, vec![(2, false), (3, false), (4, false), (5, false)]);
+}
+
+#[test]
+fn delayed_send_leaves_the_first_retransmission_of_rfc6675_immediate() {
+    // ns-2's classic agents send the fast retransmit with `output`, not through the delayed send. IW 10,
+    // segments 0..9 out; SACKs of 1, 1-2, 1-3 make three duplicates: the third retransmits 0 at once.
+    let mut s = delayed_sender(Recovery::Sack, 10, 8_000);
+    start(&mut s);
+    fire_timer(&mut s);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 2)], false)), vec![]);
+    let t = ms(100) + SimDuration(100);
+    assert_eq!(feed(&mut s, t, ack(0, &[(1, 3)], false)), vec![]);
+    assert_eq!(feed(&mut s, t + SimDuration(100), ack(0, &[(1, 4)], false)), vec![(0, true)]);
+    assert_eq!(s.state(), CaState::Recovery);
+}
+
+#[test]
+fn a_delayed_send_due_with_the_timeout_sends_after_the_timeout() {
+    // IW 2; nothing comes back. The RTO (200 ms) marks both lost; the delayed send armed by the start has
+    // long expired, so the timeout's own send call arms a new one, whose expiry retransmits the head.
+    let mut s = delayed_sender(Recovery::Sack, 2, 8_000);
+    start(&mut s);
+    fire_timer(&mut s);
+    let (at, sent) = fire_timer(&mut s);
+    assert!(at >= ms(200));
+    assert_eq!(sent, vec![], "the timeout arms the delayed send");
+    assert_eq!(s.counters().timeouts, 1);
+    let (_, sent) = fire_timer(&mut s);
+    assert_eq!(sent, vec![(0, true)]);
+}
+
+#[test]
+fn delayed_send_spends_a_due_pacing_wake_up() {
+    // Burst pacing holds the second packet 1 ms; its wake-up passes through the delayed send, whose expiry
+    // sends it. The sender's deadline never stays in the past (a due wake-up left set fired for ever).
+    use crate::rng::SimRng;
+    use crate::tcp::burst::BurstLimit;
+    let mut s = delayed_sender(Recovery::Sack, 2, 8_000)
+        .with_burst_limit(BurstLimit::new(1, SimDuration::from_millis(1), SimDuration::ZERO, SimRng::new(3, 0)));
+    start(&mut s);
+    let (at, sent) = fire_timer(&mut s);
+    assert_eq!(sent, vec![(0, false)]);
+    let (wake, sent) = fire_timer(&mut s);
+    assert_eq!(wake, at + SimDuration::from_millis(1));
+    assert_eq!(sent, vec![], "the wake-up arms the delayed send");
+    assert!(s.timer_deadline().is_some_and(|d| d >= wake));
+    let (_, sent) = fire_timer(&mut s);
+    assert_eq!(sent, vec![(1, false)]);
+}

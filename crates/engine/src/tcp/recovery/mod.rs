@@ -125,6 +125,19 @@ pub trait LossRecovery: Send {
     fn window_after_sending(&mut self, cwnd: u32, _pipe: u32) -> u32 {
         cwnd
     }
+
+    /// ns-2 TCP-Linux's delayed send (`tcp/delayed_send.rs`): the timer's send runs between
+    /// `save_from_linux` and `load_to_linux` (`LinuxTcpAgent::timeout`), which copy the window out to
+    /// ns-2's `cwnd_` and back in. What the rule saves before that send, given cwnd (None: nothing, the
+    /// send leaves the window alone).
+    fn saved_before_delayed_send(&self, _cwnd: u32) -> Option<u32> {
+        None
+    }
+
+    /// After that send, what loading `saved` back does: the window to set, if it changes.
+    fn loaded_after_delayed_send(&mut self, _cwnd: u32, _saved: u32) -> Option<u32> {
+        None
+    }
 }
 
 /// The sender's rule, one of the four types above. A `match` rather than a vtable, so that the calls the
@@ -189,6 +202,12 @@ impl LossRecovery for AnyRule {
     #[inline]
     fn window_after_sending(&mut self, cwnd: u32, pipe: u32) -> u32 {
         delegate!(self, rule => rule.window_after_sending(cwnd, pipe))
+    }
+    fn saved_before_delayed_send(&self, cwnd: u32) -> Option<u32> {
+        delegate!(self, rule => rule.saved_before_delayed_send(cwnd))
+    }
+    fn loaded_after_delayed_send(&mut self, cwnd: u32, saved: u32) -> Option<u32> {
+        delegate!(self, rule => rule.loaded_after_delayed_send(cwnd, saved))
     }
 }
 

@@ -10,7 +10,9 @@
 //!   transmission (`send_much`), so about one packet leaves per two ACKs until pipe has fallen to cwnd;
 //! - exit (the recovery point acknowledged, from Recovery or Loss): if cwnd < ssthresh, cwnd = ssthresh
 //!   capped at outstanding + 3 (`tcp_moderate_cwnd`, `tcp_max_burst` = 3); no COMPLETE_CWR, no undo;
-//! - a timeout clears the allowance.
+//! - a timeout clears the allowance;
+//! - with ns-2's `overhead_` (`tcp/delayed_send.rs`), the agent's copy of the window out and back in
+//!   around each delayed send (`saved_before_delayed_send`) undoes what that send took off the allowance.
 //!
 //! The algorithm learns these windows through `CongestionControl::set_cwnd`. The mode's retransmission
 //! timer (ns-2's, `tcp/rto_ns2.rs`) is chosen by the sender.
@@ -98,6 +100,26 @@ impl LossRecovery for Ns2Linux {
         self.allowance = self.allowance.min(pipe.saturating_sub(1).max(1));
         cwnd.max(self.allowance)
     }
+
+    /// `save_from_linux`: ns-2's `cwnd_` takes the allowance while it exceeds cwnd (rate-halving), else
+    /// cwnd.
+    fn saved_before_delayed_send(&self, cwnd: u32) -> Option<u32> {
+        Some(self.allowance.max(cwnd))
+    }
+
+    /// `load_to_linux`: while the allowance, lowered by the send, still exceeds cwnd, it takes the saved
+    /// value back; else cwnd takes it. So with ns-2's `overhead_` on, what the timer's sends take off the
+    /// allowance is put back, and the send that brings it down to cwnd raises cwnd to the allowance it
+    /// had: ns-2 TCP-Linux's rate-halving reduces the sending less than without `overhead_`
+    /// (docs/validation.md, "overhead_ as ns-2's agents apply it").
+    fn loaded_after_delayed_send(&mut self, cwnd: u32, saved: u32) -> Option<u32> {
+        if self.allowance > cwnd {
+            self.allowance = saved;
+            None
+        } else {
+            (saved != cwnd).then_some(saved)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -163,5 +185,28 @@ mod tests {
         assert_eq!(rule.window_after_sending(2, 1), 2);
         rule.on_timeout(&mut Scoreboard::new());
         assert_eq!(rule.window_for_sending(2, 5), 2);
+    }
+
+    #[test]
+    fn a_delayed_send_gives_back_what_it_took_off_the_allowance() {
+        // Recovery entered with cwnd 10: cwnd 5, allowance 10. A delayed send with pipe 8: save max(10, 5)
+        // = 10; the send lowers the allowance to min(10, 9) = 9, sends, then min(9, max(9 - 1, 1)) = 8; the
+        // load finds it above cwnd and puts 10 back.
+        let mut rule = Ns2Linux::default();
+        rule.allowance = 10;
+        let saved = rule.saved_before_delayed_send(5).unwrap();
+        assert_eq!(saved, 10);
+        rule.window_for_sending(5, 8);
+        rule.window_after_sending(5, 9);
+        assert_eq!(rule.allowance, 8);
+        assert_eq!(rule.loaded_after_delayed_send(5, saved), None);
+        assert_eq!(rule.allowance, 10);
+        // A send with pipe 4 brings the allowance to 5, cwnd's: the load raises cwnd to 10 instead.
+        rule.window_for_sending(5, 4);
+        assert_eq!(rule.loaded_after_delayed_send(5, saved), Some(10));
+        // Outside recovery (allowance 0) the copy out and back changes nothing.
+        let mut open = Ns2Linux::default();
+        let saved = open.saved_before_delayed_send(7).unwrap();
+        assert_eq!((saved, open.loaded_after_delayed_send(7, saved)), (7, None));
     }
 }
