@@ -20,7 +20,10 @@ Five sets of results, each made by its own command:
   noise on seeds 1-5 (NOISE_CELLS), overhead_ = 8 us: ns-2 on substreams 1-1000 (`--ns2-streams substream`,
   ns2/substream.tcl, independent runs) and with `seed=` 1-5 (the first table's runs), cclab seeds 1-1000;
 - benchmarks/crosscheck-ctcp-substream-overhead0.jsonl (2026-11-30): the same four cells and streams with
-  overhead_ = 0 on both sides.
+  overhead_ = 0 on both sides;
+- benchmarks/crosscheck-ctcp-delayed-send-seeds.jsonl (2026-11-30): cclab alone on the two 1e-3 cells,
+  seeds 1-1000, overhead_ = 8 us read as ns-2's agents read it (`--overhead-model delayed-send`; the rows
+  before it are all per-packet), to report against the substream file's ns-2 rows.
 
 Rows written with --out add, for ns-2, the error drops and packets sent over exactly [50, 99] s
 (`errors_span`, `packets_span`, from the trace and `progress=1`: the trace has no line at 100 s, so the
@@ -305,6 +308,11 @@ def report(paths: list[Path], overhead_model: str = "per-packet") -> None:
         ns2_seeding = "substream" if any(seeding(r) == "substream" for r in in_cell) else "seed"
         sides = {side: sorted((r for r in in_cell if r["side"] == side and (side != "ns2" or seeding(r) == ns2_seeding)),
                               key=lambda r: r["seed"]) for side in SIDES}
+        missing = [side for side, side_rows in sides.items() if len(side_rows) < 2]
+        if missing:
+            print(f"\n## {cell_name(cell)}: fewer than 2 runs of {', '.join(missing)} in these files"
+                  f"{' with overhead_model ' + overhead_model if 'cclab' in missing else ''}; not compared")
+            continue
         print(f"\n## {cell_name(cell)} ({', '.join(p.name for p in paths)}; ns-2 seeded by {ns2_seeding})")
         print("| side | runs | goodput Mbit/s, mean ± 95 % (t) | median | loss events / run | timeouts / run |"
               " errors (PER x packets) | z | errors / packet / PER |")
