@@ -1,0 +1,56 @@
+"""benchmarks/crosscheck_sack1.py: its cells are the ones docs/validation.md's Sack1 section describes, its cclab
+scenarios carry each cell's error rate and seed, and its cache keeps each side's rows apart by that side's
+stamp. Running it needs ns-2, so only the bookkeeping is tested here."""
+
+import sys
+
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import crosscheck_sack1  # noqa: E402
+from provenance import ENGINE, NS2_SCRIPT  # noqa: E402
+
+
+def test_the_cells_have_the_buffers_and_error_rates_the_docs_name():
+    cells = crosscheck_sack1.cells()
+    assert len({c.id for c in cells}) == len(cells) == 16
+    shape = [(c.scenario.flows, c.scenario.rtt_ms, c.scenario.buffer, c.loss_rate) for c in cells]
+    # 1, 2 and 4 flows at 100 Mbit/s, RTT 20 and 100 ms, 0.1 and 1 BDP, over [100, 200] s ...
+    assert shape[:4] == [(1, 20, 17, 0.0), (1, 20, 167, 0.0), (1, 100, 83, 0.0), (1, 100, 833, 0.0)]
+    assert [c.scenario.flows for c in cells[:12]] == [1] * 4 + [2] * 4 + [4] * 4
+    assert all((c.scenario.rate_mbps, c.scenario.duration, c.scenario.measure_from) == (100, 200, 100)
+               for c in cells[:12])
+    # ... then one flow at 1 BDP with packet errors, over [100, 1000] s.
+    assert shape[12:] == [(1, 20, 167, 1e-4), (1, 100, 833, 1e-4), (1, 20, 167, 1e-3), (1, 100, 833, 1e-3)]
+    assert all((c.scenario.duration, c.scenario.measure_from) == (1000, 100) for c in cells[12:])
+    assert cells[12].id == "f1-r100-rtt20-b1-d1000m100/per=0.0001"
+
+
+def test_the_error_cells_run_again_with_seeds_2_to_10():
+    extra = crosscheck_sack1.seed_cells()
+    assert len(extra) == 4 * 9 and {c.seed for c in extra} == set(range(2, 11))
+    assert all(c.loss_rate > 0 for c in extra)
+    assert len({c.id for c in extra + crosscheck_sack1.cells()}) == 36 + 16
+
+
+def test_the_cclab_scenario_carries_the_error_rate_seed_and_rule():
+    cell = crosscheck_sack1.seed_cells()[0]
+    toml = crosscheck_sack1.cclab_toml(cell, "linux-2.6")
+    assert f"loss_rate = {cell.loss_rate!r}\n" in toml and f"seed = {cell.seed}\n" in toml
+    assert 'recovery = "linux-2.6"' in toml and 'variant = "linux-2.6.22"' in toml
+    command = crosscheck_sack1.ns2_command("ns", cell)
+    assert f"stream={cell.seed}" in command and "seed=1" in command and f"per={cell.loss_rate:g}" in command
+
+
+def test_each_side_reads_only_rows_with_its_current_stamp(tmp_path):
+    path = tmp_path / "sack1.csv"
+    row = {"scenario": "s", "flow": 0, "status": "ok"}
+    crosscheck_sack1.append_rows(path, [
+        {**row, "key": "s/ns2", "side": "ns2", NS2_SCRIPT: "sack1_dumbbell.tcl@new"},
+        {**row, "key": "s/sack", "side": "sack", ENGINE: "new"},
+        {**row, "key": "s/prr", "side": "prr", ENGINE: "old"},
+        {**row, "key": "s/newreno", "side": "newreno", NS2_SCRIPT: "new"},
+    ])
+    stamps = {"ns2": (NS2_SCRIPT, "sack1_dumbbell.tcl@new"), "cclab": (ENGINE, "new")}
+    assert list(crosscheck_sack1.read_rows(path, stamps)) == [("s", "ns2"), ("s", "sack")]
