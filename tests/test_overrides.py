@@ -27,6 +27,24 @@ def test_paths_into_tables_and_lists(example_dict):
     assert example_dict["run"]["seed"] == 3
 
 
+def test_a_star_sets_every_entry_of_a_list(example_dict, no_engine):
+    # Three flows: `flows.*` reaches each, into nested tables too; a later indexed override still wins.
+    example_dict["flows"] = [dict(example_dict["flows"][0]) for _ in range(3)]
+    apply_overrides(example_dict, ["flows.*.recovery=ns2-sack1", 'flows.*.cc={ name = "cubic" }',
+                                   "flows.*.cc.beta=0.8", "flows.2.recovery=prr"])
+    assert [f["recovery"] for f in example_dict["flows"]] == ["ns2-sack1", "ns2-sack1", "prr"]
+    assert [f["cc"] for f in example_dict["flows"]] == [{"name": "cubic", "beta": 0.8}] * 3
+    # Each entry got its own copy: an indexed edit after a starred one changes that entry alone.
+    apply_overrides(example_dict, ["flows.1.cc.beta=0.7"])
+    assert [f["cc"]["beta"] for f in example_dict["flows"]] == [0.8, 0.7, 0.8]
+    # A list with no entries takes nothing, so one override fits every scenario of a study.
+    empty = {"flows": []}
+    assert apply_overrides(empty, ["flows.*.recovery=sack"]) == {"flows": []}
+    # The values still go through the schema, each under its own index.
+    with pytest.raises(ScenarioError, match="flows.0.recovery: 'tahoe' is not accepted"):
+        load_scenario(example_dict, ["flows.*.recovery=tahoe"])
+
+
 def test_later_overrides_win_and_values_are_validated(example_dict, no_engine):
     scenario = load_scenario(example_dict, ["run.seed=3", "run.seed=4",
                                             'flows.0.cc={ name = "cubic", beta = 0.8 }'])
@@ -44,9 +62,9 @@ def test_overrides_of_a_loaded_scenario(example, no_engine):
 
 @pytest.mark.parametrize("item, line", [
     ("flows.1.cc=cubic", "scenario error: flows.1: index 1 is out of range; flows has 1 entry; use an index from 0 to 0"),
-    ("flows.first.cc=cubic", "scenario error: flows.first: flows is a list, indexed by number, not 'first'; use flows.0 to flows.0"),
+    ("flows.first.cc=cubic", "scenario error: flows.first: flows is a list, indexed by number or *, not 'first'; use flows.0 to flows.0, or flows.* for every entry"),
     ("run.seed.value=3", "scenario error: run.seed.value: run.seed is the value 1, not a table or list, so it has no key 'value'; use --set run.seed=VALUE to replace it"),
-    ("run.seed", "scenario error: --set: 'run.seed' is not KEY=VALUE; use KEY=VALUE with a dotted key, e.g. run.seed=3 or flows.0.cc=cubic"),
+    ("run.seed", "scenario error: --set: 'run.seed' is not KEY=VALUE; use KEY=VALUE with a dotted key, e.g. run.seed=3, flows.0.cc=cubic or flows.*.cc=cubic"),
     ("run..seed=1", "scenario error: --set: 'run..seed=1' is not KEY=VALUE"),
 ])
 def test_bad_paths_name_the_key(example_dict, item, line):

@@ -92,7 +92,8 @@ def cli() -> None:
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
-              help="Override a scenario value, e.g. --set run.seed=3 --set flows.0.cc=cubic.")
+              help="Override a scenario value, e.g. --set run.seed=3 --set flows.0.cc=cubic; flows.*.KEY sets "
+                   "every flow's.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Write summary.parquet (per flow), timeseries.parquet, queue.parquet, links.parquet, "
                    "link_series.parquet, groups.parquet, connections.parquet and rtt_histogram.parquet (when the "

@@ -4,18 +4,21 @@ Overrides act on the dict, not on the validated model, so a value set from the c
 through exactly the checks a value written in the file does (units, ranges, unknown keys). Only the
 path itself is checked here: list indices must exist and a path cannot go through a plain value.
 Missing tables on the way are created, so `network.bottleneck.reverse_queue.size=10` works on a file
-without a reverse queue; a misspelt key then fails validation under its own name.
+without a reverse queue; a misspelt key then fails validation under its own name. `*` in place of a list
+index stands for every entry (`flows.*.recovery=ns2-sack1` sets every flow's), so one override fits the
+scenarios of a whole study, whatever their flow counts.
 """
 
 from __future__ import annotations
 
+import copy
 import datetime
 from typing import Any, Sequence
 
 from . import _toml
 from .errors import ScenarioError
 
-SET_ACCEPTED = "KEY=VALUE with a dotted key, e.g. run.seed=3 or flows.0.cc=cubic"
+SET_ACCEPTED = "KEY=VALUE with a dotted key, e.g. run.seed=3, flows.0.cc=cubic or flows.*.cc=cubic"
 
 
 def parse_value(text: str) -> Any:
@@ -44,15 +47,27 @@ def split_assignment(item: str) -> tuple[list[str], Any]:
 
 
 def set_path(raw: dict, parts: list[str], value: Any) -> None:
-    node: Any = raw
-    for depth, part in enumerate(parts):
+    set_path_from(raw, parts, 0, value)
+
+
+def set_path_from(node: Any, parts: list[str], start: int, value: Any) -> None:
+    """`set_path` for `parts[start:]` below `node`, which `parts[:start]` led to."""
+    for depth in range(start, len(parts)):
+        part = parts[depth]
         here = ".".join(parts[: depth + 1])
         last = depth == len(parts) - 1
         if isinstance(node, dict):
             if last:
-                node[part] = value
+                node[part] = copy.deepcopy(value)
             else:
                 node = node.setdefault(part, {})
+        elif isinstance(node, list) and part == "*":
+            for index in range(len(node)):
+                if last:
+                    node[index] = copy.deepcopy(value)  # each entry its own table: later edits stay apart
+                else:
+                    set_path_from(node[index], parts, depth + 1, value)
+            return
         elif isinstance(node, list):
             index = _index(part, node, here)
             if last:
@@ -68,8 +83,9 @@ def set_path(raw: dict, parts: list[str], value: Any) -> None:
 def _index(part: str, items: list, here: str) -> int:
     parent = here.rpartition(".")[0] or here
     if not part.isdigit():
-        raise ScenarioError(here, f"{parent} is a list, indexed by number, not {part!r}",
-                            f"{parent}.0 to {parent}.{len(items) - 1}" if items else "a file that has entries here")
+        raise ScenarioError(here, f"{parent} is a list, indexed by number or *, not {part!r}",
+                            f"{parent}.0 to {parent}.{len(items) - 1}, or {parent}.* for every entry" if items
+                            else "a file that has entries here")
     index = int(part)
     if index >= len(items):
         accepted = f"an index from 0 to {len(items) - 1}" if items else "a file that has entries here"
