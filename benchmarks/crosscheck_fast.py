@@ -5,8 +5,10 @@ Debian's ns-2.35 has no FAST; benchmarks/ns2/build_fast.sh builds one that has, 
 ~/.cache/cclab/ns2-fast. The scenarios are crosscheck.py's dumbbells (access links at 10x the bottleneck,
 2.5 ms each side, spread over [2.5/N, 2.5] ms with N flows; DropTail; 1500-byte packets) run by
 benchmarks/ns2/fast_dumbbell.tcl on the ns-2 side and `cclab run` with cc = fast, variant ns2, on the
-other. Both sides trace every flow's cwnd every 10 ms, so besides goodput and loss events the table
-gives the window's equilibrium: the mean cwnd over the measurement window, and the bottleneck's mean queue.
+other, under recovery = "ns2-sack1": the module recovers from loss as ns-2's Sack1 agent, whose rule cclab
+models (RFC 6675, cclab's default, made the table until 2026-11-30; --recovery-sweep shows every rule).
+Both sides trace every flow's cwnd every 10 ms, so besides goodput and loss events the table gives the
+window's equilibrium: the mean cwnd over the measurement window, and the bottleneck's mean queue.
 
     .venv/bin/python benchmarks/crosscheck_fast.py                  # runs what is missing, prints the table
     .venv/bin/python benchmarks/crosscheck_fast.py --report-only --markdown out.md
@@ -42,8 +44,10 @@ FAST_TCL = HERE / "ns2" / "fast_dumbbell.tcl"
 CSV_PATH = HERE / "crosscheck-fast.csv"
 DEFAULT_NS = Path(os.environ.get("CCLAB_NS2_FAST_DIR", Path.home() / ".cache" / "cclab" / "ns2-fast")) / "bin/ns"
 SPEC = '{ name = "fast", variant = "ns2" }'
-# cclab's flows.N.recovery values: RFC 6675 (the one the table uses), ns-2 TCP-Linux's rule, PRR
-RECOVERY_RULES = ["sack", "linux-2.6", "prr"]
+# cclab's flows.N.recovery values: RFC 6675, ns-2 TCP-Linux's rule, PRR, and ns-2's Sack1, which the module's
+# own recovery copies: the table's (TABLE_RECOVERY)
+RECOVERY_RULES = ["sack", "linux-2.6", "prr", "ns2-sack1"]
+TABLE_RECOVERY = "ns2-sack1"
 TRACE_S = 0.01   # cwnd and queue sample period, both sides
 MI_THRESHOLD_S = 0.00075   # the ns2 variant's and ns-2's mi_threshold_
 
@@ -120,7 +124,7 @@ def run_ns2(ns: str, cell: Cell) -> tuple[list[dict], list[dict], list[dict]]:
     return rows, cwnd, queue
 
 
-def run_cclab(exe: str, cell: Cell, recovery: str = "sack") -> tuple[list[dict], list[dict]]:
+def run_cclab(exe: str, cell: Cell, recovery: str = TABLE_RECOVERY) -> tuple[list[dict], list[dict]]:
     """-> (per-flow result rows, cwnd trace rows)."""
     import json
 

@@ -45,8 +45,9 @@ CSV_PATH = HERE / "crosscheck-sack1.csv"
 DEFAULT_NS = "/usr/bin/ns"
 # ns-2's Reno window law grows by 1/cwnd per ACK, not per packet acknowledged: the variant that counts ACKs
 SPEC = '{ name = "newreno", variant = "linux-2.6.22" }'
-# cclab's flows.N.recovery values compared: RFC 6675, RFC 6582, ns-2 TCP-Linux's rule, PRR (Linux 4.3 on)
-RECOVERY_RULES = ["sack", "newreno", "linux-2.6", "prr"]
+# cclab's flows.N.recovery values compared: RFC 6675, RFC 6582, ns-2 TCP-Linux's rule, PRR (Linux 4.3 on),
+# ns-2's Sack1 (the agent on the other side, as cclab models its recovery)
+RECOVERY_RULES = ["sack", "newreno", "linux-2.6", "prr", "ns2-sack1"]
 SIDES = ["ns2", *RECOVERY_RULES]
 
 FIELDS = ["key", "scenario", "side", "flow", "goodput_bps", "loss_events", "timeouts", "retransmissions",

@@ -240,7 +240,7 @@ class Schema:
                 {"spread": st.lists(self.delay, min_size=2, max_size=2)})), DURATION_TEXT),
             "start": start, "start_jitter": start,
             "stop": self.mostly(st.sampled_from(["3ms", "4ms", "1s"]), DURATION_TEXT),
-            "recovery": self.mostly(st.sampled_from(["sack", "newreno", "linux-2.6", "prr", "prr-rfc6937"])),
+            "recovery": self.mostly(st.sampled_from(["sack", "newreno", "linux-2.6", "prr", "prr-rfc6937", "ns2-sack1"])),
             "delayed_ack": self.mostly(st.booleans()),
             "initial_cwnd": self.mostly(st.integers(1, 100), st.sampled_from([0, 2**31, 2**32, 2**63 - 1])),
             "rto_min": self.delay,

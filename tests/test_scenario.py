@@ -187,7 +187,7 @@ def test_queue_that_rounds_to_zero_packets(example_dict):
     (lambda d: d["network"]["bottleneck"].update(loss_rate=1.0), "scenario error: network.bottleneck.loss_rate: 1.0 is too large"),
     (lambda d: d["network"]["bottleneck"]["queue"].update(discipline="red"), "scenario error: network.bottleneck.queue.discipline: 'red' is not a known queue discipline; use one of droptail"),
     (lambda d: d["flows"][0].update(recovery="tahoe"),
-     "scenario error: flows.0.recovery: 'tahoe' is not accepted; use one of 'sack', 'newreno', 'linux-2.6', 'prr' or 'prr-rfc6937'"),
+     "scenario error: flows.0.recovery: 'tahoe' is not accepted; use one of 'sack', 'newreno', 'linux-2.6', 'prr', 'prr-rfc6937' or 'ns2-sack1'"),
     (lambda d: d["flows"][0].update(frto="yes"),
      "scenario error: flows.0.frto: 'yes' is not accepted; use one of 'off', 'basic' or 'sack'"),
     (lambda d: d["flows"][0].update(frto="sack", frto_response="eifel"),

@@ -585,8 +585,11 @@ class FlowSpec(_Table):
     # with ns-2's retransmission timer (RTO = max(rto_min, SRTT + 4 RTTVAR), 1 ms ticks) and loss marking
     # (a hole is lost once the highest SACK lies 4 or more above it). "prr": Proportional Rate Reduction
     # on RFC 6675's loss marking, as Linux 4.3 and later (slow-start bound only after a retransmission is
-    # acknowledged, else one out per one delivered); "prr-rfc6937": RFC 6937 PRR-SSRB (Linux 3.2-4.2).
-    recovery: Literal["sack", "newreno", "linux-2.6", "prr", "prr-rfc6937"] = "sack"
+    # acknowledged, else one out per one delivered); "prr-rfc6937": RFC 6937 PRR-SSRB (Linux 3.2-4.2);
+    # "ns2-sack1": ns-2.35's Agent/TCP/Sack1, the agent counts the packets in flight itself, lost ones
+    # included (outstanding - 3 at entry, -1 per ACK, -2 per partial ACK), and sends every hole below the
+    # highest SACK once.
+    recovery: Literal["sack", "newreno", "linux-2.6", "prr", "prr-rfc6937", "ns2-sack1"] = "sack"
     delayed_ack: bool = False
     # With delayed ACKs, acknowledge the first N in-order segments at once, as Linux's receiver does at a
     # connection's start (quick-ACK mode, at most 16). 0: none, ns-2's DelAck.
@@ -743,7 +746,7 @@ class TrafficSpec(_Table):
     dst_access_delay: AccessDelayField | None = None
     route: list[str] | None = None                       # links: nodes from the sender to the receiver
     ack_route: list[str] | None = None
-    recovery: Literal["sack", "newreno", "linux-2.6", "prr", "prr-rfc6937"] = "sack"
+    recovery: Literal["sack", "newreno", "linux-2.6", "prr", "prr-rfc6937", "ns2-sack1"] = "sack"
     delayed_ack: bool = False
     initial_cwnd: Annotated[int, Field(ge=1)] = 2
     rto_min: Duration = 200 * MS

@@ -266,7 +266,7 @@ fn route(edge: bool) -> BoxedStrategy<Value> {
 }
 
 fn flow(over_links: bool, edge: bool) -> BoxedStrategy<Value> {
-    let recoveries: &'static [&'static str] = if edge { &["sack", "newreno", "linux-2.6", "prr", "prr-rfc6937", "tahoe"] } else { &["sack", "newreno", "linux-2.6", "prr", "prr-rfc6937"] };
+    let recoveries: &'static [&'static str] = if edge { &["sack", "newreno", "linux-2.6", "prr", "prr-rfc6937", "ns2-sack1", "tahoe"] } else { &["sack", "newreno", "linux-2.6", "prr", "prr-rfc6937", "ns2-sack1"] };
     let recovery = prop::sample::select(recoveries).prop_map(Value::from);
     let mut fields: Vec<(&'static str, BoxedStrategy<Value>)> = vec![
         ("start_ns", prop_oneof![3 => (0u64..2_000_000).prop_map(Value::from), 1 => uint(edge)].boxed()),

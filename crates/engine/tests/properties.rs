@@ -31,7 +31,7 @@ struct Dumbbell {
     seed: u64,
 }
 
-const RECOVERIES: &[&str] = &["sack", "newreno", "linux-2.6", "prr", "prr-rfc6937"];
+const RECOVERIES: &[&str] = &["sack", "newreno", "linux-2.6", "prr", "prr-rfc6937", "ns2-sack1"];
 
 fn cc_choices() -> impl Strategy<Value = serde_json::Value> {
     // Every algorithm (default variant) plus the historical variants the studies use.

@@ -44,7 +44,7 @@ fn config(d: &mut Draw, case: u64) -> Value {
         "dst_access_delay_ns": d.pick(&[0u64, 1, 2, 5, 7]) * MS + d.pick(&[0u64, 0, 500_000]),
         "access_rate_bps": rate * d.pick(&[1u64, 2, 5, 10, 100]),
         "rto_min_ns": d.pick(&[200 * MS, 200 * MS, 10 * MS, MS]),
-        "recovery": d.pick(&["sack", "newreno", "linux-2.6"]),
+        "recovery": d.pick(&["sack", "newreno", "linux-2.6", "ns2-sack1"]),
     });
     if d.one_in(4) {
         flow["pacing"] = json!({"burst": 1 + d.next() % 4, "gap_ns": d.next() % (2 * MS), "jitter_ns": d.next() % 100_000});

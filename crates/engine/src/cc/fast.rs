@@ -19,7 +19,9 @@
 //!   multiplicative increase (+1 per ACK) while avgRTT - baseRTT < 0.75 ms (`mi_threshold_`), EWMA gain
 //!   min(3 / w_fl, 1/256), w_eq = the packets outstanding when the acknowledged packet was sent
 //!   (`cwnd_array_`), a hold band: no update while w_eq (avgRTT - baseRTT) / avgRTT lies in [alpha, beta)
-//!   (empty with the defaults), loss window 2 after a timeout (`slowstart_`).
+//!   (empty with the defaults), loss window 2 after a timeout (`slowstart_`). The module recovers from
+//!   loss as ns-2's Sack1 agent does, which is the flow's `recovery = "ns2-sack1"`, not the variant's: below
+//!   alpha packets of buffer the recovery rule decides the goodput (docs/validation.md, FAST section).
 //! - `paper`: one update per update epoch (every other RTT) with the increase spread over the next RTT of
 //!   ACKs, no MI phase (the update itself doubles small windows), w_eq = w, EWMA gain min(3 / w_fl, 1/4)
 //!   **[from memory of the ToN 2006 version; unverified]**, alpha = 200 packets **[the paper's own value is
@@ -93,7 +95,7 @@ impl Algorithm for FastConfig {
         summary: "FAST TCP: delay-based, keeps alpha packets queued; w <- (1-g) w + g (baseRTT/RTT w + alpha) every other RTT (Jin, Wei, Low 2004)",
         default_variant: "ns2",
         variants: &[
-            ("ns2", "the ns-2 FAST module Agent/TCP/Fast v1.1.3 (Cui & Andrew, CUBIN) with its ns-default.tcl: alpha 100, 10 ms updates in every other RTT, MI below 0.75 ms of queueing"),
+            ("ns2", "the ns-2 FAST module Agent/TCP/Fast v1.1.3 (Cui & Andrew, CUBIN) with its ns-default.tcl: alpha 100, 10 ms updates in every other RTT, MI below 0.75 ms of queueing; its loss recovery is ns-2's Sack1, flows.N.recovery = \"ns2-sack1\""),
             ("paper", "Jin, Wei, Low INFOCOM 2004: one update every other RTT spread over the next RTT, alpha 200 (unverified), no MI phase"),
         ],
         params: &[

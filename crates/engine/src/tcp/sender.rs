@@ -500,7 +500,7 @@ impl Sender {
             min_rtt: self.rtt.min_rtt(),
             srtt: self.rtt.srtt(),
         });
-        self.recovery.on_enter(&mut self.cc, old_cwnd);
+        self.recovery.on_enter(&mut self.cc, &mut self.sb, old_cwnd);
         if self.recovery.retransmits_at_entry() {
             if let Some(seq) = self.sb.next_retransmit() {
                 self.retransmit(seq, now, out);

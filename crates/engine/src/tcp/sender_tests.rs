@@ -373,6 +373,40 @@ fn linux_2_6_recovery_exit_caps_cwnd_at_outstanding_plus_three() {
 }
 
 #[test]
+fn ns2_sack1_counts_lost_packets_in_pipe_until_acks_take_them_out() {
+    // ns-2.35 Sack1 mode. IW 10: segments 0..9 out; 0..4 are lost (a burst), 5..9 arrive one by one.
+    let mut s = sender(Recovery::Ns2Sack1, 10);
+    start(&mut s);
+    // Duplicate ACKs 1 and 2 (SACKs of 5, then 5-6): pipe 9 < cwnd 10, one new segment each (ns-2's
+    // limited transmit, `send_one`, does the same).
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 6)], false)), vec![(10, false)]);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 7)], false)), vec![(11, false)]);
+    // The third: recovery. cwnd = ssthresh = 5; pipe_ = 12 outstanding - 3 = 9, the 5 lost counted in it.
+    // Every hole below the highest SACK (0..4) is due, and 0 goes out at once; nothing else on this ACK.
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(5, 8)], false)), vec![(0, true)]);
+    assert_eq!(s.state(), CaState::Recovery);
+    assert_eq!((s.cc().cwnd(), s.scoreboard().lost_out), (5, 5));
+    // SACKs of 8, 9, 10, 11 take pipe_ to 8, 7, 6, 5: never below cwnd, so nothing leaves, where RFC 6675
+    // (pipe 12 - 5 lost - 3 SACKed + 1 = 5 < 5 is false, then 4, 3, 2) would retransmit one per ACK.
+    for end in 9..=12 {
+        assert_eq!(feed(&mut s, ms(101), ack(0, &[(5, end)], false)), vec![], "SACK up to {end}");
+    }
+    // The retransmission of 0 comes back: a partial ACK takes two off (pipe_ 3), so two holes leave.
+    assert_eq!(feed(&mut s, ms(200), ack(1, &[(5, 12)], true)), vec![(1, true), (2, true)]);
+    assert_eq!(feed(&mut s, ms(201), ack(2, &[(5, 12)], true)), vec![(3, true), (4, true)]);
+    // 2 comes back (pipe_ 5 - 2 = 3): no hole is left, two new segments.
+    assert_eq!(feed(&mut s, ms(202), ack(3, &[(5, 12)], true)), vec![(12, false), (13, false)]);
+    assert_eq!((s.counters().loss_events, s.counters().retransmissions), (1, 5));
+    // The same ACKs under RFC 6675: the SACK of 8 already lets hole 1 out.
+    let mut rfc = sender(Recovery::Sack, 10);
+    start(&mut rfc);
+    for end in 6..=8 {
+        feed(&mut rfc, ms(100), ack(0, &[(5, end)], false));
+    }
+    assert_eq!(feed(&mut rfc, ms(101), ack(0, &[(5, 9)], false)), vec![(1, true)]);
+}
+
+#[test]
 fn linux_2_6_mode_times_out_like_ns2() {
     // ns-2 TCP-Linux's timer (tcp/rto_ns2.rs): RTO = max(200 ms, srtt + 4 rttvar) in 1 ms ticks, a sample
     // and a restart on every ACK. The default sender follows Linux: srtt + max(4 rttvar, 200 ms), restarted

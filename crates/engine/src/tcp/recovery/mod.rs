@@ -14,8 +14,10 @@
 //! | `linux-2.6` | `ns2_linux::Ns2Linux` | ns-2.35 TCP-Linux's stand-in for Linux 2.6 rate-halving |
 //! | `prr` | `prr::Prr` | Proportional Rate Reduction as Linux 4.3 and later (RFC 9937's bounds) |
 //! | `prr-rfc6937` | `prr::Prr` | RFC 6937 PRR-SSRB, as Linux 3.2-4.2 |
+//! | `ns2-sack1` | `ns2_sack1::Ns2Sack1` | ns-2.35's `Agent/TCP/Sack1`: its own count of packets in flight |
 
 pub mod ns2_linux;
+pub mod ns2_sack1;
 pub mod prr;
 pub mod rfc6582;
 pub mod rfc6675;
@@ -43,6 +45,11 @@ pub enum Recovery {
     /// RFC 6937 PRR-SSRB (Linux 3.2-4.2): slow start below ssthresh on every ACK.
     #[serde(rename = "prr-rfc6937")]
     PrrRfc6937,
+    /// ns-2.35's SACK agent (`Agent/TCP/Sack1`, the TCP-SACK of seed 003's ns-2 and of the CUBIN FAST
+    /// module): pipe counted by the agent, lost packets included, every hole below the highest SACK
+    /// retransmitted once.
+    #[serde(rename = "ns2-sack1")]
+    Ns2Sack1,
 }
 
 impl Recovery {
@@ -53,6 +60,7 @@ impl Recovery {
             Recovery::Linux26 => AnyRule::Linux26(ns2_linux::Ns2Linux::default()),
             Recovery::Prr => AnyRule::Prr(prr::Prr::new(prr::Bound::Linux)),
             Recovery::PrrRfc6937 => AnyRule::Prr(prr::Prr::new(prr::Bound::SlowStart)),
+            Recovery::Ns2Sack1 => AnyRule::Ns2Sack1(ns2_sack1::Ns2Sack1::default()),
         }
     }
 
@@ -87,7 +95,7 @@ pub trait LossRecovery: Send {
     fn mark_losses(&mut self, sb: &mut Scoreboard, ack: &AckEvent);
 
     /// Recovery starts: the algorithm has just taken its reduction from a window of `old_cwnd`.
-    fn on_enter(&mut self, _cc: &mut dyn CongestionControl, _old_cwnd: u32) {}
+    fn on_enter(&mut self, _cc: &mut dyn CongestionControl, _sb: &mut Scoreboard, _old_cwnd: u32) {}
 
     /// Whether the first lost segment is retransmitted as recovery starts, whatever cwnd allows (RFC 6675
     /// section 4.3, RFC 6582 step 2); otherwise it waits for the send allowance.
@@ -140,7 +148,7 @@ pub trait LossRecovery: Send {
     }
 }
 
-/// The sender's rule, one of the four types above. A `match` rather than a vtable, so that the calls the
+/// The sender's rule, one of the five types above. A `match` rather than a vtable, so that the calls the
 /// sender makes on every ACK and every packet sent (`mark_losses`, `window_for_sending`, ...) can be
 /// inlined into it (docs/benchmarks.md, run 42; `cc::AnyCc` is the same for the algorithm). The rules are
 /// small, so the sender holds the one it uses in place.
@@ -150,6 +158,7 @@ pub enum AnyRule {
     Newreno(rfc6582::Rfc6582),
     Linux26(ns2_linux::Ns2Linux),
     Prr(prr::Prr),
+    Ns2Sack1(ns2_sack1::Ns2Sack1),
 }
 
 /// `rule.$call` on whichever rule `self` holds.
@@ -160,6 +169,7 @@ macro_rules! delegate {
             AnyRule::Newreno($rule) => $call,
             AnyRule::Linux26($rule) => $call,
             AnyRule::Prr($rule) => $call,
+            AnyRule::Ns2Sack1($rule) => $call,
         }
     };
 }
@@ -173,8 +183,8 @@ impl LossRecovery for AnyRule {
     fn mark_losses(&mut self, sb: &mut Scoreboard, ack: &AckEvent) {
         delegate!(self, rule => rule.mark_losses(sb, ack))
     }
-    fn on_enter(&mut self, cc: &mut dyn CongestionControl, old_cwnd: u32) {
-        delegate!(self, rule => rule.on_enter(cc, old_cwnd))
+    fn on_enter(&mut self, cc: &mut dyn CongestionControl, sb: &mut Scoreboard, old_cwnd: u32) {
+        delegate!(self, rule => rule.on_enter(cc, sb, old_cwnd))
     }
     fn retransmits_at_entry(&self) -> bool {
         delegate!(self, rule => rule.retransmits_at_entry())
@@ -219,8 +229,11 @@ mod tests {
     fn a_rule_that_sends_within_cwnd_answers_cwnd_for_any_pipe() {
         // The sender skips both window calls for such a rule (`sends_within_cwnd`), so their answer must
         // be cwnd whatever pipe is: 10 with pipe 0, 9, 10 or 25, before and after a packet is sent.
-        // Rate-halving (`linux-2.6`) and PRR let more or fewer out during recovery: they say false.
-        for recovery in [Recovery::Sack, Recovery::Newreno, Recovery::Linux26, Recovery::Prr, Recovery::PrrRfc6937] {
+        // Rate-halving (`linux-2.6`), PRR and ns-2's Sack1 count let more or fewer out during recovery: they
+        // say false.
+        for recovery in
+            [Recovery::Sack, Recovery::Newreno, Recovery::Linux26, Recovery::Prr, Recovery::PrrRfc6937, Recovery::Ns2Sack1]
+        {
             let mut rule = recovery.build();
             let within = matches!(recovery, Recovery::Sack | Recovery::Newreno);
             assert_eq!(rule.sends_within_cwnd(), within, "{recovery:?}");

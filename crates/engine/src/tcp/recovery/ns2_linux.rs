@@ -56,7 +56,7 @@ impl LossRecovery for Ns2Linux {
 
     /// cwnd = min_cwnd() at once; the allowance from the old cwnd paces the retransmissions, the first of
     /// which it lets out on this ACK.
-    fn on_enter(&mut self, cc: &mut dyn CongestionControl, old_cwnd: u32) {
+    fn on_enter(&mut self, cc: &mut dyn CongestionControl, _sb: &mut Scoreboard, old_cwnd: u32) {
         let floor = cc.min_cwnd();
         cc.set_cwnd(floor);
         self.allowance = old_cwnd;

@@ -121,7 +121,7 @@ impl LossRecovery for Prr {
     /// ACK can end the Loss state with segments still marked lost and so start a recovery. It then counts
     /// as delivering nothing, and the entry floor still lets the fast retransmit out at once (without
     /// this, the window stayed 0 until the next ACK).
-    fn on_enter(&mut self, cc: &mut dyn CongestionControl, old_cwnd: u32) {
+    fn on_enter(&mut self, cc: &mut dyn CongestionControl, _sb: &mut Scoreboard, old_cwnd: u32) {
         self.active = true;
         self.ssthresh = cc.ssthresh();
         self.recover_fs = old_cwnd;
@@ -260,7 +260,7 @@ mod tests {
         // delivering nothing, and the floor of 1 opens the window to pipe + 1 = 41 at once.
         let mut rule = Prr::new(Bound::Linux);
         let mut cc = NewReno::new(NewRenoConfig { counting: Counting::Packets }, 10);
-        rule.on_enter(&mut cc, 80);
+        rule.on_enter(&mut cc, &mut Scoreboard::new(), 80);
         assert_eq!(rule.window_for_sending(40, 40), 41);
         assert_eq!((rule.prr_delivered, rule.prr_out), (0, 0));
     }
