@@ -160,6 +160,21 @@ def read_cache(path: Path, column: str, current: str, allow_stale: bool = False)
     return rows
 
 
+def read_sided_cache(path: Path, stamps: dict[str, tuple[str, str]], stamp_kind=lambda side: side,
+                     ok_only: bool = False) -> dict[tuple[str, str], list[dict]]:
+    """A cache whose rows come from several sides (ns-2 and cclab under one or more rules), each stamped by
+    what made it: (scenario, side) -> the rows whose stamp is current. `stamps` maps a side's kind,
+    `stamp_kind(side)`, to (column, current stamp); `ok_only` leaves out rows whose run failed."""
+    out: dict[tuple[str, str], list[dict]] = {}
+    if path.exists():
+        with path.open(newline="") as f:
+            for row in csv.DictReader(f):
+                column, current = stamps[stamp_kind(row["side"])]
+                if row.get(column) == current and (not ok_only or row["status"] == "ok"):
+                    out.setdefault((row["scenario"], row["side"]), []).append(row)
+    return out
+
+
 def append_cache(path: Path, rows: list[dict], fields: list[str] = FIELDS) -> None:
     """Append `rows` to the CSV cache at `path` (a header first if the file is new), keeping `fields` only."""
     new = not path.exists() or path.stat().st_size == 0

@@ -25,7 +25,6 @@ Needs the .venv (pyarrow reads cclab's traces). See docs/validation.md, "FAST ag
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import statistics
 import subprocess
@@ -165,14 +164,7 @@ def run_cclab(exe: str, cell: Cell, recovery: str = TABLE_RECOVERY) -> tuple[lis
 
 def read_rows(path: Path, stamps: dict[str, tuple[str, str]]) -> dict[tuple[str, str], list[dict]]:
     """(scenario, side) -> rows made by the current engine (cclab) or script (ns-2)."""
-    out: dict[tuple[str, str], list[dict]] = {}
-    if path.exists():
-        with path.open(newline="") as f:
-            for row in csv.DictReader(f):
-                column, current = stamps[row["side"]]
-                if row.get(column) == current:
-                    out.setdefault((row["scenario"], row["side"]), []).append(row)
-    return out
+    return cc.read_sided_cache(path, stamps)
 
 
 def append_rows(path: Path, rows: list[dict]) -> None:

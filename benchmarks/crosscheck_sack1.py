@@ -26,7 +26,6 @@ against ns-2.35's Sack1 agent".
 from __future__ import annotations
 
 import argparse
-import csv
 import statistics
 import subprocess
 import sys
@@ -148,14 +147,7 @@ def run_cclab(exe: str, cell: Cell, recovery: str) -> list[dict]:
 def read_rows(path: Path, stamps: dict[str, tuple[str, str]]) -> dict[tuple[str, str], list[dict]]:
     """(cell id, side) -> rows made by the current engine (cclab sides) or script (ns-2); `stamps` maps
     "ns2" and "cclab" to (column, current stamp)."""
-    out: dict[tuple[str, str], list[dict]] = {}
-    if path.exists():
-        with path.open(newline="") as f:
-            for row in csv.DictReader(f):
-                column, current = stamps[side_stamp_kind(row["side"])]
-                if row.get(column) == current and row["status"] == "ok":
-                    out.setdefault((row["scenario"], row["side"]), []).append(row)
-    return out
+    return cc.read_sided_cache(path, stamps, side_stamp_kind, ok_only=True)
 
 
 def append_rows(path: Path, rows: list[dict]) -> None:

@@ -24,15 +24,19 @@ from typing import Iterable, Mapping
 HERE = Path(__file__).resolve().parent
 NS2_DIR = HERE / "ns2"
 COMMON_TCL = NS2_DIR / "common.tcl"
+AGENT_TCL = NS2_DIR / "agent_dumbbell.tcl"   # sourced by the scripts of agents of their own class
 UNRECORDED = "unrecorded"
 ENGINE, NS2_SCRIPT = "engine", "ns2_script"
 
 
 def ns2_script_hash(script: Path) -> str:
-    """`name@hash`: SHA-256 (first 12 hex digits) of the script's bytes followed by common.tcl's, since a
-    change to either can change what ns-2 computes."""
-    digest = hashlib.sha256(Path(script).read_bytes())
+    """`name@hash`: SHA-256 (first 12 hex digits) of the script's bytes followed by common.tcl's, and by
+    agent_dumbbell.tcl's for a script that sources it, since a change to any can change what ns-2 computes."""
+    text = Path(script).read_bytes()
+    digest = hashlib.sha256(text)
     digest.update(COMMON_TCL.read_bytes())
+    if AGENT_TCL.name.encode() in text:
+        digest.update(AGENT_TCL.read_bytes())
     return f"{Path(script).name}@{digest.hexdigest()[:12]}"
 
 

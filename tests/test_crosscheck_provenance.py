@@ -25,8 +25,24 @@ def test_the_script_hash_covers_the_script_and_common_tcl(tmp_path, monkeypatch)
     assert len({first, second, ns2_script_hash(script)}) == 3
 
 
+def test_agent_dumbbell_tcl_counts_only_for_the_scripts_that_source_it(tmp_path, monkeypatch):
+    common, agent = tmp_path / "common.tcl", tmp_path / "agent_dumbbell.tcl"
+    plain, sourcing = tmp_path / "dumbbell.tcl", tmp_path / "sack1_dumbbell.tcl"
+    common.write_text("proc usage {} {}\n")
+    agent.write_text("proc agent_flows {class} {}\n")
+    plain.write_text("source common.tcl\n")
+    sourcing.write_text("source common.tcl\nsource agent_dumbbell.tcl\n")
+    monkeypatch.setattr(provenance, "COMMON_TCL", common)
+    monkeypatch.setattr(provenance, "AGENT_TCL", agent)
+    before = ns2_script_hash(plain), ns2_script_hash(sourcing)
+    agent.write_text("proc agent_flows {class delay} {}\n")
+    # dumbbell.tcl's rows (every cached reference) stay fresh; the sourcing script's go stale.
+    assert ns2_script_hash(plain) == before[0] and ns2_script_hash(sourcing) != before[1]
+
+
 def test_every_script_in_the_repository_has_a_hash():
-    for name in ("dumbbell.tcl", "aqm.tcl", "parkinglot.tcl", "traffic.tcl", "fast_dumbbell.tcl", "substream.tcl"):
+    for name in ("dumbbell.tcl", "aqm.tcl", "parkinglot.tcl", "traffic.tcl", "fast_dumbbell.tcl", "substream.tcl",
+                 "sack1_dumbbell.tcl"):
         assert ns2_script_hash(REPO / "benchmarks" / "ns2" / name).startswith(f"{name}@")
 
 

@@ -37,9 +37,9 @@ def test_a_star_sets_every_entry_of_a_list(example_dict, no_engine):
     # Each entry got its own copy: an indexed edit after a starred one changes that entry alone.
     apply_overrides(example_dict, ["flows.1.cc.beta=0.7"])
     assert [f["cc"]["beta"] for f in example_dict["flows"]] == [0.8, 0.7, 0.8]
-    # A list with no entries takes nothing, so one override fits every scenario of a study.
+    # A list with no entries, or none at all, takes nothing: one override fits every scenario of a study.
     empty = {"flows": []}
-    assert apply_overrides(empty, ["flows.*.recovery=sack"]) == {"flows": []}
+    assert apply_overrides(empty, ["flows.*.recovery=sack", "traffic.*.recovery=sack"]) == {"flows": []}
     # The values still go through the schema, each under its own index.
     with pytest.raises(ScenarioError, match="flows.0.recovery: 'tahoe' is not accepted"):
         load_scenario(example_dict, ["flows.*.recovery=tahoe"])

@@ -21,10 +21,12 @@
 #
 # This is a separate script, not an option of dumbbell.tcl, because every cached ns-2 reference row is keyed
 # by the hash of dumbbell.tcl and common.tcl (benchmarks/provenance.py): editing them would make all of them
-# stale. Timestamps are not set: Agent/TCP/Fast takes its RTT samples from its own per-packet send times.
+# stale. The topology, flows and measurement are agent_dumbbell.tcl's, shared with sack1_dumbbell.tcl.
+# Timestamps are not set: Agent/TCP/Fast takes its RTT samples from its own per-packet send times.
 
 set script fast_dumbbell.tcl
 source [file join [file dirname [info script]] common.tcl]
+source [file join [file dirname [info script]] agent_dumbbell.tcl]
 
 array set P {
     rate_mbps 200 delay_ms 50 buffer 167 access_ms 2.5 access_mbps 2000
@@ -48,72 +50,13 @@ foreach {var key} {alpha_ alpha beta_ beta gamma_ gamma mi_threshold_ mi_thresho
 }
 Agent/TCP/Fast set syn_ [expr {$P(syn) ? "true" : "false"}]
 
-set r1 [$ns node]
-set r2 [$ns node]
-$ns duplex-link $r1 $r2 [expr {$P(rate_mbps) * 1e6}] [expr {$P(delay_ms) * 1e-3}] DropTail
-$ns queue-limit $r1 $r2 $P(buffer)
-$ns queue-limit $r2 $r1 $P(buffer)
+agent_bottleneck
+agent_flows Fast
 
-# Flow i as common.tcl's bulk_flow, with Agent/TCP/Fast in place of Agent/TCP/Linux + select_ca: access links
-# of access_ms * (i + 1) / N one way on each side that never drop, a SACK sink, FTP from t = 0.
-proc fast_flow {i left right delay_s} {
-    global ns P src dst tcp sink ftp total_bytes
-    set access_bps [expr {$P(access_mbps) * 1e6}]
-    set src($i) [$ns node]
-    set dst($i) [$ns node]
-    $ns duplex-link $src($i) $left $access_bps $delay_s DropTail
-    $ns duplex-link $right $dst($i) $access_bps $delay_s DropTail
-    foreach {a b} [list $src($i) $left $left $src($i) $right $dst($i) $dst($i) $right] {
-        $ns queue-limit $a $b 1000000
-    }
-    set tcp($i) [new Agent/TCP/Fast]
-    $tcp($i) set fid_ $i
-    set sink($i) [new Agent/TCPSink/Sack1]
-    $ns attach-agent $src($i) $tcp($i)
-    $ns attach-agent $dst($i) $sink($i)
-    $ns connect $tcp($i) $sink($i)
-    set ftp($i) [$tcp($i) attach-app FTP]
-    $ns at 0 "$ftp($i) start"
-    set total_bytes($i) 0
+proc fast_trace_line {i now} {
+    global tcp
+    return [format "trace t=%.3f flow=%d cwnd=%.3f in_flight=%d avg_rtt=%.6f base_rtt=%.6f cuts=%d rtos=%d" \
+                $now $i [$tcp($i) set cwnd_] [expr {[$tcp($i) set maxseq_] - [$tcp($i) set ack_]}] \
+                [$tcp($i) set avgRTT_] [$tcp($i) set baseRTT_] [$tcp($i) set ncwndcuts_] [$tcp($i) set nrexmit_]]
 }
-for {set i 0} {$i < $N} {incr i} {
-    fast_flow $i $r1 $r2 [expr {$P(access_ms) * ($i + 1) / double($N) * 1e-3}]
-}
-
-proc sample {} { sample_sinks }
-
-proc mark {} {
-    global N
-    sample
-    for {set i 0} {$i < $N} {incr i} { mark_flow $i }
-}
-
-proc finish {} {
-    global N P
-    sample
-    for {set i 0} {$i < $N} {incr i} {
-        puts [format "flow=%d cc=fast %s access_ms=%g" $i [flow_fields $i] \
-                  [expr {$P(access_ms) * ($i + 1) / double($N)}]]
-    }
-    exit 0
-}
-
-schedule_counter_samples
-if {$P(trace_dt) > 0} {
-    set qmon [$ns monitor-queue $r1 $r2 [open /dev/null w]]
-    proc trace {} {
-        global tcp qmon ns P N
-        set now [$ns now]
-        for {set i 0} {$i < $N} {incr i} {
-            puts [format "trace t=%.3f flow=%d cwnd=%.3f in_flight=%d avg_rtt=%.6f base_rtt=%.6f cuts=%d rtos=%d" \
-                      $now $i [$tcp($i) set cwnd_] [expr {[$tcp($i) set maxseq_] - [$tcp($i) set ack_]}] \
-                      [$tcp($i) set avgRTT_] [$tcp($i) set baseRTT_] [$tcp($i) set ncwndcuts_] [$tcp($i) set nrexmit_]]
-        }
-        puts [format "queue t=%.3f pkts=%d drops=%d" $now [$qmon set pkts_] [$qmon set pdrops_]]
-        $ns at [expr {$now + $P(trace_dt)}] "trace"
-    }
-    $ns at $P(trace_dt) "trace"
-}
-$ns at $P(measure_from) "mark"
-$ns at $P(duration) "finish"
-$ns run
+agent_schedule fast fast_trace_line

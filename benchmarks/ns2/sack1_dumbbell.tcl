@@ -34,10 +34,11 @@
 #
 # This is a separate script, not an option of dumbbell.tcl, because every cached ns-2 reference row is keyed
 # by the hash of dumbbell.tcl and common.tcl (benchmarks/provenance.py): editing them would make all of them
-# stale. The model is fast_dumbbell.tcl.
+# stale. The topology, flows and measurement are agent_dumbbell.tcl's, shared with fast_dumbbell.tcl.
 
 set script sack1_dumbbell.tcl
 source [file join [file dirname [info script]] common.tcl]
+source [file join [file dirname [info script]] agent_dumbbell.tcl]
 
 array set P {
     rate_mbps 200 delay_ms 50 buffer 167 access_ms 2.5 access_mbps 2000
@@ -54,81 +55,13 @@ set ns [new_simulator]
 for {set k 1} {$k < $P(stream)} {incr k} { $defaultRNG next-substream }
 tcp_linux_defaults
 
-set r1 [$ns node]
-set r2 [$ns node]
-$ns duplex-link $r1 $r2 [expr {$P(rate_mbps) * 1e6}] [expr {$P(delay_ms) * 1e-3}] DropTail
-$ns queue-limit $r1 $r2 $P(buffer)
-$ns queue-limit $r2 $r1 $P(buffer)
-# Random packet errors on the data direction only, as dumbbell.tcl puts them: after R1's queue.
-if {$P(per) > 0} {
-    set em [new ErrorModel]
-    $em unit pkt
-    $em set rate_ $P(per)
-    $em ranvar [new RandomVariable/Uniform]
-    $em drop-target [new Agent/Null]
-    $ns lossmodel $em $r1 $r2
-}
+agent_bottleneck
+agent_flows Sack1
 
-# Flow i as common.tcl's bulk_flow, with Agent/TCP/Sack1 in place of Agent/TCP/Linux + select_ca: access
-# links of access_ms * (i + 1) / N one way on each side that never drop, a SACK sink, FTP from t = 0.
-proc sack1_flow {i left right delay_s} {
-    global ns P src dst tcp sink ftp total_bytes
-    set access_bps [expr {$P(access_mbps) * 1e6}]
-    set src($i) [$ns node]
-    set dst($i) [$ns node]
-    $ns duplex-link $src($i) $left $access_bps $delay_s DropTail
-    $ns duplex-link $right $dst($i) $access_bps $delay_s DropTail
-    foreach {a b} [list $src($i) $left $left $src($i) $right $dst($i) $dst($i) $right] {
-        $ns queue-limit $a $b 1000000
-    }
-    set tcp($i) [new Agent/TCP/Sack1]
-    $tcp($i) set fid_ $i
-    set sink($i) [new Agent/TCPSink/Sack1]
-    $ns attach-agent $src($i) $tcp($i)
-    $ns attach-agent $dst($i) $sink($i)
-    $ns connect $tcp($i) $sink($i)
-    set ftp($i) [$tcp($i) attach-app FTP]
-    $ns at 0 "$ftp($i) start"
-    set total_bytes($i) 0
+proc sack1_trace_line {i now} {
+    global tcp
+    return [format "trace t=%.3f flow=%d cwnd=%.3f ssthresh=%d cuts=%d rtos=%d rexmits=%d" $now $i \
+                [$tcp($i) set cwnd_] [$tcp($i) set ssthresh_] [$tcp($i) set ncwndcuts_] \
+                [$tcp($i) set nrexmit_] [$tcp($i) set nrexmitpack_]]
 }
-for {set i 0} {$i < $N} {incr i} {
-    sack1_flow $i $r1 $r2 [expr {$P(access_ms) * ($i + 1) / double($N) * 1e-3}]
-}
-
-proc sample {} { sample_sinks }
-
-proc mark {} {
-    global N
-    sample
-    for {set i 0} {$i < $N} {incr i} { mark_flow $i }
-}
-
-proc finish {} {
-    global N P
-    sample
-    for {set i 0} {$i < $N} {incr i} {
-        puts [format "flow=%d cc=sack1 %s access_ms=%g" $i [flow_fields $i] \
-                  [expr {$P(access_ms) * ($i + 1) / double($N)}]]
-    }
-    exit 0
-}
-
-schedule_counter_samples
-if {$P(trace_dt) > 0} {
-    set qmon [$ns monitor-queue $r1 $r2 [open /dev/null w]]
-    proc trace {} {
-        global tcp qmon ns P N
-        set now [$ns now]
-        for {set i 0} {$i < $N} {incr i} {
-            puts [format "trace t=%.3f flow=%d cwnd=%.3f ssthresh=%d cuts=%d rtos=%d rexmits=%d" $now $i \
-                      [$tcp($i) set cwnd_] [$tcp($i) set ssthresh_] [$tcp($i) set ncwndcuts_] \
-                      [$tcp($i) set nrexmit_] [$tcp($i) set nrexmitpack_]]
-        }
-        puts [format "queue t=%.3f pkts=%d drops=%d" $now [$qmon set pkts_] [$qmon set pdrops_]]
-        $ns at [expr {$now + $P(trace_dt)}] "trace"
-    }
-    $ns at $P(trace_dt) "trace"
-}
-$ns at $P(measure_from) "mark"
-$ns at $P(duration) "finish"
-$ns run
+agent_schedule sack1 sack1_trace_line

@@ -5,8 +5,8 @@ through exactly the checks a value written in the file does (units, ranges, unkn
 path itself is checked here: list indices must exist and a path cannot go through a plain value.
 Missing tables on the way are created, so `network.bottleneck.reverse_queue.size=10` works on a file
 without a reverse queue; a misspelt key then fails validation under its own name. `*` in place of a list
-index stands for every entry (`flows.*.recovery=ns2-sack1` sets every flow's), so one override fits the
-scenarios of a whole study, whatever their flow counts.
+index stands for every entry (`flows.*.recovery=ns2-sack1` sets every flow's; a list that is empty or
+absent takes nothing), so one override fits the scenarios of a whole study, whatever their flow counts.
 """
 
 from __future__ import annotations
@@ -59,6 +59,8 @@ def set_path_from(node: Any, parts: list[str], start: int, value: Any) -> None:
         if isinstance(node, dict):
             if last:
                 node[part] = copy.deepcopy(value)
+            elif part not in node and parts[depth + 1] == "*":
+                return  # every entry of a list the file does not have: none
             else:
                 node = node.setdefault(part, {})
         elif isinstance(node, list) and part == "*":
