@@ -39,6 +39,8 @@ use crate::tcp::frto::FrtoConfig;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::segment::Segment;
 use crate::tcp::sender::{RttHistogram, Sender, SenderConfig, SenderCounters};
+use crate::tcp::recovery::Recovery;
+use crate::tcp::rto_ns2::Ns2Agent;
 use crate::time::{Rate, SimDuration, SimTime};
 use crate::traffic::dist::Distribution;
 use crate::traffic::groups::GroupStats;
@@ -71,6 +73,9 @@ const STREAM_FIRST_OUTAGES: u64 = 11 << 32;
 const STREAM_FIRST_DRAWN_RATE: u64 = 12 << 32;
 /// Flow i's delayed-send timer (ns-2 `overhead_`, `tcp/delayed_send.rs`): stream 13 << 32 + i.
 const STREAM_FIRST_DELAYED_SEND: u64 = 13 << 32;
+/// The phase of flow i's ns-2 Agent/TCP tick clock (`ns2-sack1`'s timer, `boot_time_`): this + i; the
+/// n-th connection's, this + 2^31 + n.
+const STREAM_FIRST_NS2_CLOCK: u64 = 14 << 32;
 
 /// A packet's `flow` is its flow's slot in the low bits and, for a slot a traffic source reuses, the
 /// connection's generation above them, so a late packet of an earlier connection is recognised at the
@@ -405,6 +410,7 @@ impl Simulation {
                 cc,
             );
             let sender = sender.with_frto(frto_config(f)).with_records_prefetched(several_flows);
+            let sender = with_ns2_clock(sender, f.recovery, SimRng::new(cfg.run.seed, STREAM_FIRST_NS2_CLOCK + i as u64));
             let sender = with_pacing(sender, f.pacing.as_ref(), SimRng::new(cfg.run.seed, STREAM_FIRST_PACING + i as u64));
             let sender = match (f.overhead_model, f.overhead_ns) {
                 (OverheadModel::DelayedSend, max) if max > 0 => sender.with_delayed_send(DelayedSend::new(
@@ -1316,6 +1322,8 @@ impl Simulation {
         );
         let pacing_rng = SimRng::new(self.cfg.run.seed, STREAM_FIRST_PACING + (1 << 31) + n);
         let sender = sender.with_frto(frto_config(&t.flow)).with_records_prefetched(true);
+        let clock_rng = SimRng::new(self.cfg.run.seed, STREAM_FIRST_NS2_CLOCK + (1 << 31) + n);
+        let sender = with_ns2_clock(sender, t.flow.recovery, clock_rng);
         let sender = with_pacing(sender, t.flow.pacing.as_ref(), pacing_rng);
         let mut life = Life::new(Some(size), None, payload);
         life.started_at = Some(now);
@@ -1735,6 +1743,15 @@ fn push_record(records: &mut ConnectionRecords, flow: &Flow, group: u32, payload
 /// The flow's F-RTO, if it asks for one.
 fn frto_config(f: &FlowConfig) -> Option<FrtoConfig> {
     f.frto.map(|variant| FrtoConfig { variant, response: f.frto_response })
+}
+
+/// ns-2 Agent/TCP draws its tick clock's phase once per agent (`boot_time_ = Random::uniform(tcp_tick_)`):
+/// a sender with that timer (`ns2-sack1`) draws it here; the others draw nothing.
+fn with_ns2_clock(sender: Sender, recovery: Recovery, mut rng: SimRng) -> Sender {
+    match recovery.ns2_timer() {
+        Some(agent @ Ns2Agent::Tcp) => sender.with_ns2_clock_phase(SimDuration(rng.up_to(agent.tick().0 - 1))),
+        _ => sender,
+    }
 }
 
 /// The sender with the flow's burst limit, if it has one.

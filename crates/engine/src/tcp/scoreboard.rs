@@ -450,6 +450,21 @@ impl Scoreboard {
         }
     }
 
+    /// Forget every SACK (ns-2 Sack1's `ClearScoreBoard` at a timeout): the segments SACKed so far are
+    /// outstanding and unmarked again, so a timeout's `mark_all_lost` then takes them too and they are
+    /// sent again (go-back-N). A delivery-rate sampler would count them delivered a second time when the
+    /// cumulative ACK passes them; the rule that calls this is ns-2's, which has none.
+    pub fn forget_sacks(&mut self) {
+        if self.sacked_out == 0 {
+            return;
+        }
+        for s in self.segs.iter_mut() {
+            s.flags &= !SACKED;
+        }
+        self.sacked_out = 0;
+        self.highest_sacked = HighestSacked::default();
+    }
+
     /// Retransmission timeout: every segment not SACKed is lost, and retransmissions in flight are
     /// presumed lost too (RFC 6675 section 5.1; Linux `tcp_enter_loss`).
     pub fn mark_all_lost(&mut self) {
@@ -565,18 +580,23 @@ impl Scoreboard {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tcp::recovery::ns2_linux::mark_lost_by_fack;
-    use crate::tcp::recovery::rfc6675::mark_lost_by_sack;
-
-    fn board_with(n: u64) -> Scoreboard {
+impl Scoreboard {
+    /// A board with segments 0..n sent at time 0 (the scoreboard's and the recovery rules' tests).
+    pub(crate) fn with_sent(n: u64) -> Self {
         let mut sb = Scoreboard::new();
         for _ in 0..n {
             sb.push_new(SimTime(0));
         }
         sb
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::recovery::ns2_linux::mark_lost_by_fack;
+    use crate::tcp::recovery::rfc6675::mark_lost_by_sack;
+
     fn r(start: u64, end: u64) -> SeqRange {
         SeqRange { start, end }
     }
@@ -613,7 +633,7 @@ mod tests {
 
     #[test]
     fn repeated_and_overlapping_sack_blocks_count_once() {
-        let mut sb = board_with(20);
+        let mut sb = Scoreboard::with_sent(20);
         assert_eq!(sb.add_sack(r(5, 8)), 3);
         assert_eq!(sb.add_sack(r(5, 9)), 1);
         assert_eq!(sb.add_sack(r(12, 14)), 2);
@@ -645,7 +665,7 @@ mod tests {
     fn a_repeated_sack_block_follows_links_instead_of_its_segments() {
         // 0..1000 out, 1..1000 SACKed in one block. The same block again finds nothing new; the link of
         // segment 1 points straight past the run (to snd_nxt = 1000) after the first lookup.
-        let mut sb = board_with(1000);
+        let mut sb = Scoreboard::with_sent(1000);
         assert_eq!(sb.add_sack(r(1, 1000)), 999);
         assert_eq!(sb.add_sack(r(1, 1000)), 0);
         assert_eq!(sb.seg(1).sacked_run, 999);
@@ -657,7 +677,7 @@ mod tests {
     #[test]
     fn several_holes_in_one_window_are_all_marked_and_retransmitted_in_order() {
         // 0..20 out; 2, 5 and 9 lost; everything else up to 19 SACKed (ACKs cover 0 and 1 cumulatively).
-        let mut sb = board_with(20);
+        let mut sb = Scoreboard::with_sent(20);
         sb.advance(2);
         sb.add_sack(r(3, 5));
         sb.add_sack(r(6, 9));
@@ -681,7 +701,7 @@ mod tests {
         // 0..10 out; 0 lost and retransmitted when snd_nxt = 10. New segments 10..15 are sent after it.
         // SACKs up to 13 (only 3 beyond the retransmission point: could be reordering) find nothing;
         // SACKing 14 (4 beyond) shows the retransmission was lost: it is due again, pipe drops by one.
-        let mut sb = board_with(10);
+        let mut sb = Scoreboard::with_sent(10);
         sb.add_sack(r(1, 10));
         mark_lost_by_sack(&mut sb);
         sb.on_retransmit(0, SimTime(1));
@@ -701,7 +721,7 @@ mod tests {
 
     #[test]
     fn timeout_marks_everything_not_sacked_lost() {
-        let mut sb = board_with(6);
+        let mut sb = Scoreboard::with_sent(6);
         sb.add_sack(r(4, 5));
         sb.mark_lost(0);
         sb.on_retransmit(0, SimTime(1));

@@ -9,9 +9,11 @@
 //! own type behind `LossRecovery` (tcp/recovery/): RFC 6675 (SACK) by default, RFC 6582 (NewReno) when
 //! SACK is off, or ns-2.35 TCP-Linux's stand-in for Linux 2.6 rate-halving (`linux-2.6`).
 //!
-//! The retransmission timer follows Linux (RFC 6298, `tcp/rtt.rs`), except in `linux-2.6` mode, which
-//! takes ns-2's (`tcp/rto_ns2.rs`): RTO = max(200 ms, srtt + 4 rttvar) in 1 ms ticks from a sample on
-//! every ACK, re-armed by every ACK (duplicates included) and not by the retransmission of the head.
+//! The retransmission timer follows Linux (RFC 6298, `tcp/rtt.rs`), except in the two modes that take
+//! ns-2's (`tcp/rto_ns2.rs`), where RTO = max(minrto_, srtt + 4 rttvar) and the retransmission of the
+//! head does not restart it: `linux-2.6` (TCP-Linux: 1 ms ticks, a sample on every ACK, re-armed by every
+//! ACK, duplicates included) and `ns2-sack1` (Agent/TCP: 10 ms ticks, one timed new packet per round trip,
+//! re-armed by new ACKs and at the entry of fast recovery).
 //!
 //! Two services exist for algorithms that ask for them (BBR), and cost one branch otherwise:
 //! - delivery-rate samples (`tcp/rate.rs`), handed over in `AckSample::rate`;
@@ -40,7 +42,7 @@ use crate::tcp::frto::{FrtoConfig, FrtoVariant, Probe, ProbeAck, SpuriousRespons
 use crate::tcp::rate::RateSampler;
 pub use crate::tcp::recovery::Recovery;
 use crate::tcp::recovery::{AckEvent, AnyRule, LossRecovery};
-use crate::tcp::rto_ns2::Ns2Rto;
+use crate::tcp::rto_ns2::{Ns2Agent, Ns2Rto};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::scoreboard::{Scoreboard, DUP_THRESH};
 use crate::time::{Rate, SimDuration, SimTime};
@@ -115,8 +117,8 @@ pub struct Sender {
     window_is_cwnd: bool,
     sb: Scoreboard,
     rtt: RttEstimator,
-    /// `linux-2.6` mode: ns-2's retransmission timer, which then replaces `rtt`'s RTO (RTT samples for the
-    /// algorithm still come from `rtt`).
+    /// `linux-2.6` and `ns2-sack1` modes: ns-2's retransmission timer, which then replaces `rtt`'s RTO (RTT
+    /// samples for the algorithm still come from `rtt`).
     ns2_rto: Option<Ns2Rto>,
     state: CaState,
     /// Recovery point: recovery ends when everything up to here is cumulatively acknowledged.
@@ -168,7 +170,10 @@ impl Sender {
         let recovery = cfg.recovery.build();
         Sender {
             rtt: RttEstimator::new(cfg.rto_min),
-            ns2_rto: cfg.recovery.uses_ns2_timer().then(|| Ns2Rto::new(cfg.rto_min)),
+            ns2_rto: cfg.recovery.ns2_timer().map(|agent| match agent {
+                Ns2Agent::Linux => Ns2Rto::linux(cfg.rto_min),
+                Ns2Agent::Tcp => Ns2Rto::agent(cfg.rto_min, SimDuration::ZERO),
+            }),
             window_is_cwnd: recovery.sends_within_cwnd(),
             recovery,
             // A rate of 0 paces as 1 bit/s (`bps.max(1)` in `send_what_is_allowed`).
@@ -212,6 +217,17 @@ impl Sender {
     pub fn with_frto(mut self, frto: Option<FrtoConfig>) -> Self {
         let sack = self.recovery.reads_sack();
         self.frto_cfg = frto.map(|f| if sack { f } else { FrtoConfig { variant: FrtoVariant::Basic, ..f } });
+        self
+    }
+
+    /// The phase of ns-2 Agent/TCP's tick clock (`boot_time_`, a uniform draw in [0, 10 ms) per agent), for
+    /// the `ns2-sack1` timer's samples; other timers have none.
+    pub fn with_ns2_clock_phase(mut self, phase: SimDuration) -> Self {
+        if let Some(timer) = &mut self.ns2_rto {
+            if timer.agent_kind() == Ns2Agent::Tcp {
+                *timer = Ns2Rto::agent(self.cfg.rto_min, phase);
+            }
+        }
         self
     }
 
@@ -259,7 +275,8 @@ impl Sender {
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
     }
-    /// The retransmission timeout in force, backoff included (Linux's, or ns-2's in `linux-2.6` mode):
+    /// The retransmission timeout in force, backoff included (Linux's, or ns-2's in `linux-2.6` and
+    /// `ns2-sack1` modes):
     /// the T0 of seed 002's Section 5 estimate E[t_out] = E[N_tout] E[T0].
     pub fn current_rto(&self) -> SimDuration {
         self.rto()
@@ -314,8 +331,9 @@ impl Sender {
         let frto_reads = self.frto.is_some();
         // ns-2 TCP-Linux takes a timer sample from every ACK it does not discard as old (`recv`, then
         // `time_processing`); the echoed time stamp makes retransmissions safe to measure.
-        let ns2_timed = cum_ack >= self.sb.snd_una();
-        if let (Some(timer), true) = (&mut self.ns2_rto, ns2_timed) {
+        let linux_timed = cum_ack >= self.sb.snd_una()
+            && self.ns2_rto.as_ref().is_some_and(|timer| timer.agent_kind() == Ns2Agent::Linux);
+        if let (Some(timer), true) = (&mut self.ns2_rto, linux_timed) {
             timer.on_ack(now.since(echo));
         }
 
@@ -411,6 +429,14 @@ impl Sender {
             self.frto_on_ack(now, &read);
         }
 
+        // ns-2 Agent/TCP's `newack` (a new cumulative ACK, not a partial one inside fast recovery) ends the
+        // sample of the timed segment if it covers it.
+        let mut partial_ack = false;
+        let agent_newack = acked > 0 && (prior_state != CaState::Recovery || self.sb.snd_una() > self.recover);
+        if let (Some(timer), true) = (&mut self.ns2_rto, agent_newack) {
+            timer.on_new_ack(cum_ack, now);
+        }
+
         // State transitions.
         if self.state != CaState::Open && self.sb.snd_una() > self.recover {
             let held_cwnd = self.cc.cwnd();
@@ -437,6 +463,7 @@ impl Sender {
             CaState::Recovery => {
                 // A partial ACK: new data acknowledged short of the recovery point.
                 if acked > 0 && self.sb.packets_out() > 0 {
+                    partial_ack = true;
                     self.recovery.on_partial_ack(&mut self.sb);
                 }
             }
@@ -447,8 +474,15 @@ impl Sender {
         // ns-2 TCP-Linux restarts it on every ACK it times (`renew_timer`).
         if self.sb.packets_out() == 0 {
             self.rto_deadline = None;
-        } else if acked > 0 || (self.ns2_rto.is_some() && ns2_timed) {
+        } else if acked > 0 || linux_timed {
             self.rto_deadline = Some(now + self.rto());
+        }
+        // Sack1 ends the back-off at a partial ACK after re-arming the timer with it (TCP-Linux's ended at
+        // the ACK's sample).
+        if partial_ack {
+            if let Some(timer) = self.ns2_rto.as_mut().filter(|timer| timer.agent_kind() == Ns2Agent::Tcp) {
+                timer.end_back_off();
+            }
         }
 
         self.send_what_is_allowed(now, out);
@@ -501,6 +535,12 @@ impl Sender {
             srtt: self.rtt.srtt(),
         });
         self.recovery.on_enter(&mut self.cc, &mut self.sb, old_cwnd);
+        // ns-2 Agent/TCP (`dupack_action`, `reset_rtx_timer(1, 0)`): the timer restarts without a back-off,
+        // and the sample in progress is dropped.
+        if let Some(timer) = self.ns2_rto.as_mut().filter(|timer| timer.agent_kind() == Ns2Agent::Tcp) {
+            timer.cancel_timing();
+            self.rto_deadline = Some(now + timer.timeout());
+        }
         if self.recovery.retransmits_at_entry() {
             if let Some(seq) = self.sb.next_retransmit() {
                 self.retransmit(seq, now, out);
@@ -546,7 +586,7 @@ impl Sender {
         if self.state == CaState::Open && !probing {
             self.record_loss_event(now);
         }
-        let first_in_episode = self.state != CaState::Loss;
+        let first_in_episode = self.state != CaState::Loss || self.recovery.reduces_at_every_timeout();
         self.enter_rto_recovery(now, first_in_episode);
         self.back_off_timers();
         self.rto_deadline = Some(now + self.rto());
@@ -571,11 +611,13 @@ impl Sender {
     }
 
     /// Exponential back-off after a timeout (RFC 6298 section 5.5): the RTT estimator's RTO doubles, and
-    /// so does ns-2's own timer in `linux-2.6` mode (`tcp/rto_ns2.rs`, ns-2 `tcp/tcp.cc` `rtt_backoff`).
+    /// so does ns-2's own timer (`tcp/rto_ns2.rs`, ns-2 `tcp/tcp.cc` `rtt_backoff`), which also drops
+    /// the sample in progress (`reset_rtx_timer`).
     fn back_off_timers(&mut self) {
         self.rtt.back_off();
         if let Some(timer) = &mut self.ns2_rto {
             timer.back_off();
+            timer.cancel_timing();
         }
     }
 
@@ -654,7 +696,11 @@ impl Sender {
     /// Send what the window allows now, or, with ns-2's delayed send, at the timer's expiry.
     #[inline(always)]
     fn send_what_is_allowed(&mut self, now: SimTime, out: &mut Vec<Segment>) {
-        if !self.started || (self.delayed.is_some() && self.holds_for_delayed_send(now)) {
+        if !self.started {
+            return;
+        }
+        if self.delayed.is_some() {
+            self.arm_delayed_send(now);
             return;
         }
         self.send_now(now, out);
@@ -673,17 +719,17 @@ impl Sender {
         }
     }
 
-    /// ns-2's `send_much` not forced, with `overhead_` (`tcp/delayed_send.rs`): nothing while the timer is
-    /// pending; else, if the window has room, the timer is armed (after the rate-halving allowance's
-    /// update, which ns-2 makes before its send loop). Always true: nothing is sent now.
+    /// ns-2's `send_much` not forced, with `overhead_` (`tcp/delayed_send.rs`): nothing is sent now. If the
+    /// timer is not pending and the window has room, it is armed (after the rate-halving allowance's
+    /// update, which ns-2 makes before its send loop).
     #[inline(never)]
-    fn holds_for_delayed_send(&mut self, now: SimTime) -> bool {
-        let Some(delayed) = self.delayed.as_mut() else { return false };
+    fn arm_delayed_send(&mut self, now: SimTime) {
+        let Some(delayed) = self.delayed.as_mut() else { return };
         // A pacing wake-up that is due is spent here: what it would send goes at the timer's expiry,
         // which paces again (left set, it kept the sender's deadline in the past, for ever).
         self.pacing_wakeup = self.pacing_wakeup.filter(|&wakeup| now < wakeup);
         if delayed.due().is_some() {
-            return true;
+            return;
         }
         let in_flight = self.sb.in_flight();
         let room = self.frto.is_some()
@@ -691,7 +737,6 @@ impl Sender {
         if room {
             delayed.arm(now);
         }
-        true
     }
 
     /// RFC 6675 NextSeg, in order: lost segments, then new data, while pipe < cwnd, or the larger window
@@ -744,7 +789,7 @@ impl Sender {
         }
     }
 
-    /// The retransmission timeout in force: Linux's, or ns-2's in `linux-2.6` mode.
+    /// The retransmission timeout in force: Linux's, or ns-2's in `linux-2.6` and `ns2-sack1` modes.
     fn rto(&self) -> SimDuration {
         match &self.ns2_rto {
             Some(timer) => timer.timeout(),
@@ -780,6 +825,9 @@ impl Sender {
             }
             None => self.sb.push_new(now),
         };
+        if let Some(timer) = &mut self.ns2_rto {
+            timer.on_new_segment(seq, now);
+        }
         self.emit(seq, false, now, out);
     }
 

@@ -407,6 +407,59 @@ fn ns2_sack1_counts_lost_packets_in_pipe_until_acks_take_them_out() {
 }
 
 #[test]
+fn ns2_sack1_mode_times_one_new_segment_per_round_trip_in_ten_ms_ticks() {
+    // ns-2 Agent/TCP's timer (tcp/rto_ns2.rs), clock phase 0 here: one new segment timed at a time, its
+    // sample from the cumulative ACK that covers it, in whole 10 ms ticks; RTO = max(200 ms, srtt + 4
+    // rttvar). Before any sample: rtxcur_init_, 3 s.
+    let mut s = sender(Recovery::Ns2Sack1, 4);
+    start(&mut s);
+    assert_eq!(s.timer_deadline(), Some(ms(3000)));
+    // ACK of 0 at 305 ms: 30 ticks; srtt 30, rttvar 15: 30 + 60 = 90 ticks, due at 305 + 900 ms. Two new
+    // segments leave (cwnd 5), the first of them timed.
+    assert_eq!(feed(&mut s, ms(305), ack(1, &[], false)), vec![(4, false), (5, false)]);
+    assert_eq!(s.timer_deadline(), Some(ms(1205)));
+    // ACK of 1 at 310 ms: it does not cover 4, so no sample; new data acknowledged restarts the timer.
+    feed(&mut s, ms(310), ack(2, &[], false));
+    assert_eq!(s.timer_deadline(), Some(ms(1210)));
+    // A duplicate ACK neither samples nor restarts (TCP-Linux's timer does both).
+    feed(&mut s, ms(320), ack(2, &[(3, 4)], false));
+    assert_eq!(s.timer_deadline(), Some(ms(1210)));
+    // ACK of 4 at 615 ms: 4 left at 305 ms, 61 - 30 = 31 ticks. delta 1: srtt 240 + 1 = 241 (eighths),
+    // rttvar 60 + 1 - 15 = 46 (quarters); (46 * 8 + 241) / 8 = 76 ticks: due at 615 + 760 ms.
+    feed(&mut s, ms(615), ack(5, &[], false));
+    assert_eq!(s.timer_deadline(), Some(ms(1375)));
+}
+
+#[test]
+fn ns2_sack1_goes_back_n_after_a_timeout() {
+    // IW 4: 0..3 out. 0 and 1 are lost; the SACK of 2-3 lets 4 and 5 out.
+    let mut s = sender(Recovery::Ns2Sack1, 4);
+    let mut rfc = sender(Recovery::Sack, 4);
+    for x in [&mut s, &mut rfc] {
+        start(x);
+        assert_eq!(feed(x, ms(100), ack(0, &[(2, 4)], false)), vec![(4, false), (5, false)]);
+    }
+    // No sample yet: the timeout comes at 3 s. Sack1 clears its scoreboard: 0..5 are all due again, in
+    // order, and cwnd 1 sends 0. (The default sender's RFC 6298 timer fires at 1 s; it keeps the SACKs.)
+    let mut out = vec![];
+    s.on_timer(ms(3000), &mut out);
+    assert_eq!(emitted(&out), vec![(0, true)]);
+    out.clear();
+    rfc.on_timer(ms(1000), &mut out);
+    assert_eq!(emitted(&out), vec![(0, true)]);
+    // 0 arrives: cwnd 2. Sack1 sends 1, then 2, which the receiver holds (its SACK of 2-5 is not read);
+    // RFC 6675 sends 1 and new data.
+    assert_eq!(feed(&mut s, ms(3100), ack(1, &[(2, 6)], false)), vec![(1, true), (2, true)]);
+    assert_eq!(feed(&mut rfc, ms(1100), ack(1, &[(2, 6)], false)), vec![(1, true), (6, false)]);
+    // A duplicate ACK sends nothing under go-back-N.
+    assert_eq!(feed(&mut s, ms(3101), ack(1, &[(2, 6)], false)), vec![]);
+    // 1 arrives: the cumulative ACK passes everything, the Loss state ends, and SACK blocks are read again.
+    feed(&mut s, ms(3200), ack(6, &[], false));
+    assert_eq!(s.state(), CaState::Open);
+    assert_eq!(s.counters().timeouts, 1);
+}
+
+#[test]
 fn linux_2_6_mode_times_out_like_ns2() {
     // ns-2 TCP-Linux's timer (tcp/rto_ns2.rs): RTO = max(200 ms, srtt + 4 rttvar) in 1 ms ticks, a sample
     // and a restart on every ACK. The default sender follows Linux: srtt + max(4 rttvar, 200 ms), restarted

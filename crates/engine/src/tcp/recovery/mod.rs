@@ -24,6 +24,7 @@ pub mod rfc6675;
 
 use crate::cc::CongestionControl;
 use crate::tcp::scoreboard::Scoreboard;
+use crate::tcp::rto_ns2::Ns2Agent;
 use serde::{Deserialize, Serialize};
 
 /// The recovery rule a flow uses (`flows.N.recovery` in the engine config).
@@ -64,10 +65,15 @@ impl Recovery {
         }
     }
 
-    /// Whether the rule comes with ns-2.35's retransmission timer (`tcp/rto_ns2.rs`) in place of Linux's:
-    /// the `linux-2.6` mode reproduces ns-2 TCP-Linux as a whole, its timer included.
-    pub fn uses_ns2_timer(self) -> bool {
-        self == Recovery::Linux26
+    /// Which ns-2.35 agent's retransmission timer (`tcp/rto_ns2.rs`) the rule comes with in place of
+    /// Linux's, if any: `linux-2.6` reproduces ns-2 TCP-Linux as a whole, and `ns2-sack1` ns-2's
+    /// `Agent/TCP/Sack1`, each with its timer.
+    pub fn ns2_timer(self) -> Option<Ns2Agent> {
+        match self {
+            Recovery::Linux26 => Some(Ns2Agent::Linux),
+            Recovery::Ns2Sack1 => Some(Ns2Agent::Tcp),
+            _ => None,
+        }
     }
 }
 
@@ -114,6 +120,13 @@ pub trait LossRecovery: Send {
 
     /// Whether an ACK in the Loss state that marks a new loss starts a recovery.
     fn recovers_in_loss_state(&self) -> bool {
+        false
+    }
+
+    /// Whether every timeout is a reduction of its own for the algorithm, a repeated one in the Loss state
+    /// included (ns-2's agents call `slowdown` at each), rather than only the first of an episode (Linux
+    /// keeps ssthresh on a repeated timeout).
+    fn reduces_at_every_timeout(&self) -> bool {
         false
     }
 
@@ -201,6 +214,9 @@ impl LossRecovery for AnyRule {
     #[inline]
     fn recovers_in_loss_state(&self) -> bool {
         delegate!(self, rule => rule.recovers_in_loss_state())
+    }
+    fn reduces_at_every_timeout(&self) -> bool {
+        delegate!(self, rule => rule.reduces_at_every_timeout())
     }
     fn sends_within_cwnd(&self) -> bool {
         delegate!(self, rule => rule.sends_within_cwnd())

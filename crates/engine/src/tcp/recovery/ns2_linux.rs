@@ -127,15 +127,7 @@ mod tests {
     use super::*;
     use crate::net::packet::SeqRange;
     use crate::tcp::recovery::rfc6675::mark_lost_by_sack;
-    use crate::time::SimTime;
 
-    fn board_with(n: u64) -> Scoreboard {
-        let mut sb = Scoreboard::new();
-        for _ in 0..n {
-            sb.push_new(SimTime(0));
-        }
-        sb
-    }
     fn sack(sb: &mut Scoreboard, start: u64, end: u64) {
         sb.add_sack(SeqRange { start, end });
     }
@@ -146,8 +138,8 @@ mod tests {
         // RFC 6675: nothing until three segments are SACKed (5, 6, 7), then all five holes at once.
         // FACK (ns-2 ScoreBoard1): lost up to fack - 4. SACK of 5: fack 5, holes 0 and 1 (<= 1) lost.
         // SACK of 6: hole 2; of 7: hole 3; of 8: hole 4; each SACK marks one more hole.
-        let mut rfc = board_with(12);
-        let mut fack = board_with(12);
+        let mut rfc = Scoreboard::with_sent(12);
+        let mut fack = Scoreboard::with_sent(12);
         let mut marked = (vec![], vec![]);
         for seq in 5..9 {
             sack(&mut rfc, seq, seq + 1);
@@ -158,12 +150,12 @@ mod tests {
         assert_eq!(marked.0, vec![0, 0, 5, 0]);
         assert_eq!(marked.1, vec![2, 1, 1, 1]);
         // Pipe after the first SACK: RFC 12 - 1 = 11; FACK 12 - 1 SACKed - 2 lost = 9.
-        let mut first = board_with(12);
+        let mut first = Scoreboard::with_sent(12);
         sack(&mut first, 5, 6);
         mark_lost_by_fack(&mut first);
         assert_eq!(first.in_flight(), 9);
         // Nothing is lost while the highest SACK is less than 4 above snd_una (fack 3: 3 - 4 < 0).
-        let mut near = board_with(12);
+        let mut near = Scoreboard::with_sent(12);
         sack(&mut near, 3, 4);
         assert_eq!(mark_lost_by_fack(&mut near), 0);
         fack.check_invariants();

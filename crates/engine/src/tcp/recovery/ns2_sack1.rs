@@ -13,14 +13,23 @@
 //!   (`ScoreBoard::GetNextRetran`, no duplicate-ACK threshold), then new data;
 //! - a retransmission is never found lost again: a lost one waits for the retransmission timeout;
 //! - exit once everything outstanding at entry is acknowledged; cwnd stays where the algorithm's
-//!   reduction put it.
+//!   reduction put it;
+//! - a timeout clears the scoreboard (`ClearScoreBoard`) and starts over from the first unacknowledged
+//!   packet, go-back-N: SACK blocks are not read again until the Loss state ends, so packets the receiver
+//!   holds are sent again unless a cumulative ACK passes them first (ns-2 ignores duplicate ACKs until the
+//!   first new ACK after a timeout, then clears the scoreboard at each new ACK, and outside recovery sends
+//!   in sequence whatever it holds). Each timeout, a repeated one included, is a reduction of its own
+//!   (`slowdown` at each).
+//!
+//! The agent's timer (10-ms ticks, one timed packet per round trip, `minrto_` as a floor of the whole
+//! RTO) comes with the rule: `tcp/rto_ns2.rs`, chosen by `Recovery::ns2_timer`.
 //!
 //! Not modelled, and documented in docs/validation.md ("cclab's recovery rules against ns-2.35's Sack1
-//! agent"): Sack1's timer (10-ms ticks, one timed packet per round trip; the sender keeps Linux's), its
-//! go-back-N after a timeout with the scoreboard cleared (the sender keeps SACKed packets), and its
-//! scoreboard cleared at every new ACK outside recovery. A duplicate ACK counts here whether or not its
-//! SACK blocks add anything; ns-2 counts it only when they do (`CheckUpdate`), which with one ACK per
-//! packet is nearly always.
+//! agent"): the scoreboard cleared at every new ACK outside recovery, the one new packet that the first
+//! counted duplicate ACK after a new ACK sends during go-back-N (limited transmit, `send_one`), and the
+//! timer that stays armed when everything is acknowledged (an idle sender then times out every RTO). A
+//! duplicate ACK counts here whether or not its SACK blocks add anything; ns-2 counts it only when they
+//! do (`CheckUpdate`), which with one ACK per packet is nearly always.
 
 use crate::cc::CongestionControl;
 use crate::tcp::recovery::{AckEvent, LossRecovery};
@@ -35,6 +44,8 @@ pub struct Ns2Sack1 {
     pipe: i64,
     /// The ACK that started recovery sends nothing beyond the first hole's retransmission.
     entry_ack: bool,
+    /// After a timeout, until the Loss state ends: SACK blocks are not read (go-back-N).
+    go_back_n: bool,
 }
 
 impl Ns2Sack1 {
@@ -55,7 +66,7 @@ impl Ns2Sack1 {
 
 impl LossRecovery for Ns2Sack1 {
     fn reads_sack(&self) -> bool {
-        true
+        !self.go_back_n
     }
 
     /// `--pipe_` on every ACK in fast recovery (`Sack1TcpAgent::recv`), then the holes below the highest
@@ -82,11 +93,20 @@ impl LossRecovery for Ns2Sack1 {
     fn on_exit(&mut self, _cc: &mut dyn CongestionControl, _sb: &mut Scoreboard, _held_cwnd: u32) {
         self.active = false;
         self.entry_ack = false;
+        self.go_back_n = false;
     }
 
-    fn on_timeout(&mut self, _sb: &mut Scoreboard) {
+    /// `Sack1TcpAgent::timeout`: fast recovery ends and the scoreboard is cleared, so everything
+    /// outstanding is sent again in order (`t_seqno_ = highest_ack_ + 1`).
+    fn on_timeout(&mut self, sb: &mut Scoreboard) {
         self.active = false;
         self.entry_ack = false;
+        self.go_back_n = true;
+        sb.forget_sacks();
+    }
+
+    fn reduces_at_every_timeout(&self) -> bool {
+        true
     }
 
     fn sends_within_cwnd(&self) -> bool {
@@ -118,13 +138,6 @@ mod tests {
     use crate::net::packet::SeqRange;
     use crate::time::SimTime;
 
-    fn board_with(n: u64) -> Scoreboard {
-        let mut sb = Scoreboard::new();
-        for _ in 0..n {
-            sb.push_new(SimTime(0));
-        }
-        sb
-    }
     fn reno() -> NewReno {
         NewReno::new(NewRenoConfig { counting: Counting::Packets }, 10)
     }
@@ -137,7 +150,7 @@ mod tests {
         // 20 out, 0-4 dropped, 5-7 SACKed: the third duplicate ACK starts recovery with pipe_ = 20 - 3 = 17,
         // where RFC 6675's pipe is 20 - 3 SACKed - 5 lost = 12. Holes 0-4 lie below the highest SACK (7):
         // all are due at once, no threshold.
-        let mut sb = board_with(20);
+        let mut sb = Scoreboard::with_sent(20);
         sb.add_sack(SeqRange { start: 5, end: 8 });
         let mut rule = Ns2Sack1::default();
         rule.on_enter(&mut reno(), &mut sb, 20);
@@ -167,7 +180,7 @@ mod tests {
 
     #[test]
     fn a_partial_ack_takes_two_off_and_a_retransmission_is_never_lost_again() {
-        let mut sb = board_with(10);
+        let mut sb = Scoreboard::with_sent(10);
         sb.add_sack(SeqRange { start: 2, end: 5 });
         let mut rule = Ns2Sack1::default();
         rule.on_enter(&mut reno(), &mut sb, 10);
@@ -195,7 +208,7 @@ mod tests {
     fn nothing_is_marked_outside_recovery() {
         // Two duplicate ACKs with SACKs above a hole: RFC 6675 waits for three, ns-2 for the third
         // duplicate ACK. Neither marks the hole here.
-        let mut sb = board_with(6);
+        let mut sb = Scoreboard::with_sent(6);
         sb.add_sack(SeqRange { start: 1, end: 3 });
         let mut rule = Ns2Sack1::default();
         rule.mark_losses(&mut sb, &ack(0));
