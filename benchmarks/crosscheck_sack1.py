@@ -67,10 +67,12 @@ class Cell:
 
 def cells() -> list[Cell]:
     """crosscheck_fast.py's 100 Mbit/s cells (RTT 20 and 100 ms, 0.1 and 1 BDP, 200 s over [100, 200] s) with
-    1, 2 and 4 flows; then one flow at 1 BDP with random packet errors of 1e-4 and 1e-3 at both RTTs, over
-    [100, 1000] s: an error-limited flow sends a few Mbit/s, and 900 s give it 100-1000 loss events."""
+    1, 2 and 4 flows; then one flow at 1 BDP with random packet errors of 1e-4, 1e-3 and 1e-2 at both RTTs,
+    over [100, 1000] s: an error-limited flow sends a few Mbit/s, and 900 s give it 100-10 000 loss events.
+    At 1e-2 the window is about 12 packets and retransmission timeouts are common: those cells test the
+    timer and what follows a timeout."""
     out = [Cell(cc.Scenario(n, 100, rtt, b, 200, 100)) for n in (1, 2, 4) for rtt in (20, 100) for b in (0.1, 1)]
-    out += [Cell(cc.Scenario(1, 100, rtt, 1, 1000, 100), per) for per in (1e-4, 1e-3) for rtt in (20, 100)]
+    out += [Cell(cc.Scenario(1, 100, rtt, 1, 1000, 100), per) for per in (1e-4, 1e-3, 1e-2) for rtt in (20, 100)]
     return out
 
 

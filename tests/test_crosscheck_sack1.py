@@ -14,7 +14,7 @@ from provenance import ENGINE, NS2_SCRIPT  # noqa: E402
 
 def test_the_cells_have_the_buffers_and_error_rates_the_docs_name():
     cells = crosscheck_sack1.cells()
-    assert len({c.id for c in cells}) == len(cells) == 16
+    assert len({c.id for c in cells}) == len(cells) == 18
     shape = [(c.scenario.flows, c.scenario.rtt_ms, c.scenario.buffer, c.loss_rate) for c in cells]
     # 1, 2 and 4 flows at 100 Mbit/s, RTT 20 and 100 ms, 0.1 and 1 BDP, over [100, 200] s ...
     assert shape[:4] == [(1, 20, 17, 0.0), (1, 20, 167, 0.0), (1, 100, 83, 0.0), (1, 100, 833, 0.0)]
@@ -22,16 +22,18 @@ def test_the_cells_have_the_buffers_and_error_rates_the_docs_name():
     assert all((c.scenario.rate_mbps, c.scenario.duration, c.scenario.measure_from) == (100, 200, 100)
                for c in cells[:12])
     # ... then one flow at 1 BDP with packet errors, over [100, 1000] s.
-    assert shape[12:] == [(1, 20, 167, 1e-4), (1, 100, 833, 1e-4), (1, 20, 167, 1e-3), (1, 100, 833, 1e-3)]
+    # 1e-2 gives a window of about 12 packets and timeouts: it tests the timer (ns2-sack1's is Sack1's).
+    assert shape[12:] == [(1, 20, 167, 1e-4), (1, 100, 833, 1e-4), (1, 20, 167, 1e-3), (1, 100, 833, 1e-3),
+                          (1, 20, 167, 1e-2), (1, 100, 833, 1e-2)]
     assert all((c.scenario.duration, c.scenario.measure_from) == (1000, 100) for c in cells[12:])
     assert cells[12].id == "f1-r100-rtt20-b1-d1000m100/per=0.0001"
 
 
 def test_the_error_cells_run_again_with_seeds_2_to_10():
     extra = crosscheck_sack1.seed_cells()
-    assert len(extra) == 4 * 9 and {c.seed for c in extra} == set(range(2, 11))
+    assert len(extra) == 6 * 9 and {c.seed for c in extra} == set(range(2, 11))
     assert all(c.loss_rate > 0 for c in extra)
-    assert len({c.id for c in extra + crosscheck_sack1.cells()}) == 36 + 16
+    assert len({c.id for c in extra + crosscheck_sack1.cells()}) == 54 + 18
 
 
 def test_the_cclab_scenario_carries_the_error_rate_seed_and_rule():
