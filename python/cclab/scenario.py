@@ -589,7 +589,8 @@ class FlowSpec(_Table):
     # "ns2-sack1": ns-2.35's Agent/TCP/Sack1, the agent counts the packets in flight itself, lost ones
     # included (outstanding - 3 at entry, -1 per ACK, -2 per partial ACK), and sends every hole below the
     # highest SACK once; a timeout goes back N, and the timer is Agent/TCP's (10 ms ticks, one timed packet
-    # per round trip, RTO = max(rto_min, srtt + 4 rttvar); ns-2.35's minrto_ is 200 ms, ns-2.26's 1 s).
+    # per round trip, RTO = max(rto_min, srtt + 4 rttvar); ns-2.35's minrto_ is 200 ms, ns-2.26's 1 s);
+    # the window grows once per new ACK, whatever it covers, as ns-2's agents open it.
     recovery: Literal["sack", "newreno", "linux-2.6", "prr", "prr-rfc6937", "ns2-sack1"] = "sack"
     delayed_ack: bool = False
     # With delayed ACKs, acknowledge the first N in-order segments at once, as Linux's receiver does at a

@@ -810,6 +810,7 @@ impl Simulation {
                 self.pass_on_handed_off(l as usize);
             }
             Event::SenderTimer(f) => {
+                self.timer_event_popped(f, now);
                 let flow = &mut self.flows[f as usize];
                 if flow.sender_timer != Some(now) {
                     return; // superseded by an earlier deadline
@@ -1200,7 +1201,10 @@ impl Simulation {
         let flow = &mut self.flows[f as usize];
         if let Some(d) = flow.sender.timer_deadline() {
             if flow.sender_timer.map_or(true, |s| d < s) {
-                flow.sender_timer = Some(d);
+                // The event at the later deadline stays in the heap, superseded.
+                if let Some(s) = flow.sender_timer.replace(d) {
+                    self.note_superseded(f, s);
+                }
                 self.schedule_sender_timer(f, d);
             }
         }
@@ -1208,8 +1212,10 @@ impl Simulation {
 
     #[inline(never)]
     fn schedule_sender_timer(&mut self, f: u32, d: SimTime) {
+        let as_of = self.events.as_of().unwrap_or(self.now);
+        let scheduled = self.timer_scheduled_for(f, d, as_of);
         if let Some(sender) = self.several.senders.get_mut(f as usize) {
-            sender.timer_scheduled = self.events.as_of().unwrap_or(self.now);
+            sender.timer_scheduled = scheduled;
         }
         self.events.schedule(d, Event::SenderTimer(f));
     }

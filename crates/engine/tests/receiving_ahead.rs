@@ -112,6 +112,19 @@ fn an_ack_due_with_a_sample_and_scheduled_before_it_is_taken_first() {
     assert!(ahead < by_packet, "{ahead} events ahead against {by_packet}");
 }
 
+#[test]
+fn a_timer_event_superseded_and_due_again_keeps_its_place_against_an_ack() {
+    // Two `ns2-sack1` flows, the first with ns-2's delayed send (the several-flow fuzz's case 326, seed
+    // 40). Flow 0's retransmission timer is due at 353.362320 ms, in 10-ms ticks from an ACK, and its
+    // duplicate ACKs come every 0.5 ms on the same grid: one arrives at that very instant. The timer's
+    // event was scheduled long before; delayed-send wake-ups then took the timer's place, and after the
+    // last one the deadline came back to the same instant with a new event. Packet by packet the old
+    // event pops first and the timeout precedes the ACK; judged against the new event, the sender took
+    // the ACK first and measured one RTT more (`SenderAhead::superseded`).
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ahead/timer_superseded_then_due_again.json")).unwrap();
+    compare_in_steps(&text, 1);
+}
+
 /// One NewReno flow on a dumbbell of round numbers, so that packets reach the receiver and ACKs the end
 /// of the receiver's access link back exactly at sample times: 1500-byte packets take 1 ms on the
 /// 12 Mbit/s bottleneck and 100 us on the 120 Mbit/s access links, 60-byte ACKs 4 us. `run_ms` long,

@@ -71,8 +71,17 @@ pub(super) struct SenderAhead {
     waiting: VecDeque<WaitingAck>,
     /// The arrival of the last ACK handed off (the line's last arrival, packet by packet).
     last_arrival: SimTime,
-    /// When the pending timer event was scheduled (its tie against an ACK due with it).
+    /// When the pending timer event was scheduled (its tie against an ACK due with it): the earliest of
+    /// the flow's timer events in the heap at its time, a superseded one included (`superseded`).
     pub(super) timer_scheduled: SimTime,
+    /// The flow's timer events still in the heap that are no longer its `sender_timer` (an earlier
+    /// deadline took its place, or it was fired ahead), each with its time and when it was scheduled. Such
+    /// an event still fires the timer if the deadline comes back to its very time: then it, not the event
+    /// scheduled for the new deadline, is the one an ACK due at that instant is ordered against (tie rule
+    /// R). Empty but for flows whose deadline moves earlier (pacing, the delayed send, an RTO that shrinks).
+    /// In (time, scheduled) order: events leave the heap in that order, so the first one leaves first, and
+    /// one per RTO deadline left behind by pacing wake-ups is mostly pushed at the back.
+    superseded: VecDeque<(SimTime, SimTime)>,
     /// The most ACKs that waited at once since `waiting` last emptied, and in the burst before
     /// (`SenderAhead::give_back`).
     high: usize,
@@ -378,6 +387,7 @@ impl Simulation {
             return false;
         }
         flow.sender_timer = None;
+        self.note_superseded(f, timer);
         debug_assert!(self.events.as_of().is_none());
         self.events.work_as_of(timer);
         self.arm_sender_timer(f);
@@ -450,6 +460,42 @@ impl Simulation {
     /// Whether some sender has an ACK arriving by `t` (the end of a step, whose reading follows it).
     pub(super) fn senders_due_by(&self, t: SimTime) -> bool {
         self.several.senders.iter().any(|s| s.waiting.front().is_some_and(|w| w.at <= t))
+    }
+
+    /// Flow `f`'s timer event at `at` stays in the heap but is no longer its `sender_timer`.
+    #[cold]
+    pub(super) fn note_superseded(&mut self, f: u32, at: SimTime) {
+        if let Some(sender) = self.several.senders.get_mut(f as usize) {
+            let entry = (at, sender.timer_scheduled);
+            let i = sender.superseded.partition_point(|&e| e <= entry);
+            sender.superseded.insert(i, entry);
+        }
+    }
+
+    /// When flow `f`'s timer event for deadline `d` counts as scheduled, if it is scheduled as of `now`: a
+    /// superseded event at `d` scheduled earlier pops first and fires the timer in its place.
+    #[inline(always)]
+    pub(super) fn timer_scheduled_for(&self, f: u32, d: SimTime, now: SimTime) -> SimTime {
+        let Some(sender) = self.several.senders.get(f as usize) else { return now };
+        if sender.superseded.is_empty() {
+            return now;
+        }
+        let i = sender.superseded.partition_point(|&(t, _)| t < d);
+        match sender.superseded.get(i) {
+            Some(&(t, scheduled)) if t == d => scheduled.min(now),
+            _ => now,
+        }
+    }
+
+    /// A timer event of flow `f` at `now` left the heap. Every earlier one has left before it, and a
+    /// superseded one due now leaves before one scheduled later for the same time: if the first superseded
+    /// event is due now, it is this one.
+    #[inline(always)]
+    pub(super) fn timer_event_popped(&mut self, f: u32, now: SimTime) {
+        let Some(sender) = self.several.senders.get_mut(f as usize) else { return };
+        if sender.superseded.front().is_some_and(|&(t, _)| t == now) {
+            sender.superseded.pop_front();
+        }
     }
 
     /// Whether flow `f`'s sender has ACKs waiting (its timer fired: they may go now).

@@ -115,6 +115,8 @@ pub struct Sender {
     recovery: AnyRule,
     /// The rule's window for sending is cwnd (`LossRecovery::sends_within_cwnd`).
     window_is_cwnd: bool,
+    /// The rule credits growth once per ACK (`LossRecovery::grows_once_per_ack`).
+    grows_once_per_ack: bool,
     sb: Scoreboard,
     rtt: RttEstimator,
     /// `linux-2.6` and `ns2-sack1` modes: ns-2's retransmission timer, which then replaces `rtt`'s RTO (RTT
@@ -175,6 +177,7 @@ impl Sender {
                 Ns2Agent::Tcp => Ns2Rto::agent(cfg.rto_min, SimDuration::ZERO),
             }),
             window_is_cwnd: recovery.sends_within_cwnd(),
+            grows_once_per_ack: recovery.grows_once_per_ack(),
             recovery,
             // A rate of 0 paces as 1 bit/s (`bps.max(1)` in `send_what_is_allowed`).
             pacing_gap: (0, Rate::from_bps(1).tx_time(cfg.packet_size)),
@@ -410,7 +413,11 @@ impl Sender {
             }
             // Linux raises cwnd only outside Recovery (slow start continues in Loss after an RTO).
             if acked > 0 && prior_state != CaState::Recovery && !frto_reads {
-                self.cc.on_ack(&sample);
+                if self.grows_once_per_ack {
+                    self.cc.on_ack(&AckSample { acked: 1, ..sample });
+                } else {
+                    self.cc.on_ack(&sample);
+                }
             }
         }
 

@@ -460,6 +460,22 @@ fn ns2_sack1_goes_back_n_after_a_timeout() {
 }
 
 #[test]
+fn ns2_sack1_grows_once_per_ack_whatever_the_ack_covers() {
+    // IW 4, slow start, NewReno counting packets. One ACK of all four: ns-2's agent opens cwnd once (5);
+    // the RFC 6675 sender credits the four packets (8). An ACK of one packet reads the same under both.
+    let mut s = sender(Recovery::Ns2Sack1, 4);
+    let mut rfc = sender(Recovery::Sack, 4);
+    for x in [&mut s, &mut rfc] {
+        start(x);
+        feed(x, ms(100), ack(4, &[], false));
+    }
+    assert_eq!((s.cc().cwnd(), rfc.cc().cwnd()), (5, 8));
+    feed(&mut s, ms(200), ack(5, &[], false));
+    feed(&mut rfc, ms(200), ack(5, &[], false));
+    assert_eq!((s.cc().cwnd(), rfc.cc().cwnd()), (6, 9));
+}
+
+#[test]
 fn linux_2_6_mode_times_out_like_ns2() {
     // ns-2 TCP-Linux's timer (tcp/rto_ns2.rs): RTO = max(200 ms, srtt + 4 rttvar) in 1 ms ticks, a sample
     // and a restart on every ACK. The default sender follows Linux: srtt + max(4 rttvar, 200 ms), restarted

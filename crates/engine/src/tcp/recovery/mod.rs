@@ -130,6 +130,13 @@ pub trait LossRecovery: Send {
         false
     }
 
+    /// Whether the algorithm's growth is credited once per ACK that acknowledges new data, whatever it
+    /// covers (ns-2's agents call `opencwnd` once per new ACK), rather than with the packets it covers.
+    /// The algorithm's estimators still see the packets; only `on_ack` sees one. Read once.
+    fn grows_once_per_ack(&self) -> bool {
+        false
+    }
+
     /// Whether the window for sending is always cwnd (`window_for_sending` and `window_after_sending`
     /// keep their defaults): the sender then asks neither, two calls per packet sent. Read once.
     fn sends_within_cwnd(&self) -> bool {
@@ -217,6 +224,9 @@ impl LossRecovery for AnyRule {
     }
     fn reduces_at_every_timeout(&self) -> bool {
         delegate!(self, rule => rule.reduces_at_every_timeout())
+    }
+    fn grows_once_per_ack(&self) -> bool {
+        delegate!(self, rule => rule.grows_once_per_ack())
     }
     fn sends_within_cwnd(&self) -> bool {
         delegate!(self, rule => rule.sends_within_cwnd())

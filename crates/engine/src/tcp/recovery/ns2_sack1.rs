@@ -19,7 +19,9 @@
 //!   holds are sent again unless a cumulative ACK passes them first (ns-2 ignores duplicate ACKs until the
 //!   first new ACK after a timeout, then clears the scoreboard at each new ACK, and outside recovery sends
 //!   in sequence whatever it holds). Each timeout, a repeated one included, is a reduction of its own
-//!   (`slowdown` at each).
+//!   (`slowdown` at each);
+//! - the window opens once per new ACK (`opencwnd` from `recv_newack_helper`), whatever the ACK covers
+//!   (`grows_once_per_ack`): the algorithm's growth sees one packet per ACK.
 //!
 //! The agent's timer (10-ms ticks, one timed packet per round trip, `minrto_` as a floor of the whole
 //! RTO) comes with the rule: `tcp/rto_ns2.rs`, chosen by `Recovery::ns2_timer`.
@@ -106,6 +108,13 @@ impl LossRecovery for Ns2Sack1 {
     }
 
     fn reduces_at_every_timeout(&self) -> bool {
+        true
+    }
+
+    /// `recv_newack_helper` calls `opencwnd` once per new ACK. Counting packets instead would let the
+    /// cumulative ACK that a go-back-N retransmission brings (up to a window of packets the receiver held)
+    /// grow cwnd by that window's worth at once (docs/validation.md, "Growth per ACK under ns2-sack1").
+    fn grows_once_per_ack(&self) -> bool {
         true
     }
 
