@@ -10,8 +10,8 @@
 # run 20): PGO changes how the code is arranged, never what it computes (no floating-point reassociation).
 #
 # How: build the engine instrumented (`-Cprofile-generate`) into target/pgo/build, run the scenarios of
-# crates/engine/examples/fingerprints.rs (every recovery mode and algorithm, lossy links, many flows, large
-# windows, traffic sources; 3-5 s) twice, sampled every 10 ms and every 100 ms (the engine's default, with
+# crates/engine/examples/fingerprints.rs in their training set (`--training`: the 270 of the three main
+# recovery modes with every algorithm, lossy links, many flows, large windows, traffic sources; 3-5 s) twice, sampled every 10 ms and every 100 ms (the engine's default, with
 # which a lone flow's receiver takes packets at the bottleneck's hand-off), merge the counts with the toolchain's own llvm-profdata (rustup's
 # `llvm-tools` component, added here when missing). The profile is named by a hash of everything that
 # shapes the code (rustc version, Cargo.lock and manifests, this script, the engine's source), so an edit makes a new
@@ -58,11 +58,11 @@ if [ ! -f "$profile" ]; then
     rm -rf "$dir/raw"
     RUSTFLAGS="-Cprofile-generate=$dir/raw" CARGO_TARGET_DIR="$dir/build" \
         cargo build --quiet --release "${PACKAGES[@]}" --example fingerprints >&2
-    "$dir/build/release/examples/fingerprints" > /dev/null
+    "$dir/build/release/examples/fingerprints" --training > /dev/null
     # Again with the engine's default sampling (100 ms): the lone flows then take the path of a receiver
     # that takes packets at the bottleneck's hand-off, which the 10-ms fingerprints never do, and which
     # seed 000's runs and most users' take (docs/benchmarks.md, run 26).
-    "$dir/build/release/examples/fingerprints" --sample-interval-ns 100000000 > /dev/null
+    "$dir/build/release/examples/fingerprints" --training --sample-interval-ns 100000000 > /dev/null
     "$profdata" merge -o "$profile.tmp" "$dir/raw"
     mv "$profile.tmp" "$profile"
     # One profile is kept: the one of this tree.

@@ -10,13 +10,16 @@
 //! cargo run --release -p cclab-engine --example fingerprints -- --list          # scenario names only
 //! cargo run --release -p cclab-engine --example fingerprints -- --only sack-    # names containing this
 //! cargo run --release -p cclab-engine --example fingerprints -- --packet-by-packet  # no endpoint ahead
+//! cargo run --release -p cclab-engine --example fingerprints -- --training  # scripts/pgo.sh's 270 only
 //! ```
 //!
-//! The set covers the three recovery modes (`sack`, `newreno`, `linux-2.6`) under several algorithms, on
+//! The set covers the three main recovery modes (`sack`, `newreno`, `linux-2.6`) under several algorithms, on
 //! a small and a 1-BDP buffer, lossy links (so that retransmissions are lost too), delayed ACKs, flows
 //! that stop and several flows sharing the link, large windows whose slow-start overshoot leaves 10^3
-//! to 10^4 holes in one window, and traffic sources whose short connections reuse slots. It uses only the engine's public interface, so the same file builds
-//! against older revisions.
+//! to 10^4 holes in one window, and traffic sources whose short connections reuse slots. `prr` and
+//! `ns2-sack1` run the lossy link, the shared lossy link and the lossy large window (56 scenarios more;
+//! not `prr-rfc6937`, which differs from `prr` in one bound). It uses only the engine's public interface,
+//! so the same file builds against older revisions.
 
 use cclab_engine::Simulation;
 use serde_json::{json, Value};
@@ -62,7 +65,9 @@ fn dumbbell(link: &Link, flows: Vec<Value>, seconds: u64, seed: u64) -> Value {
     })
 }
 
-fn scenarios() -> Vec<Scenario> {
+/// The scenarios; `training` leaves out the block of the other recovery rules, so that scripts/pgo.sh trains
+/// the profile on the paths most runs take.
+fn scenarios(training: bool) -> Vec<Scenario> {
     let mut all = vec![];
     let mut add = |name: String, config: Value| all.push(Scenario { name, config });
     let algorithms = [
@@ -148,6 +153,30 @@ fn scenarios() -> Vec<Scenario> {
             add(format!("{recovery}-traffic-{cc}{}", if delayed_ack { "-delack" } else { "" }), config);
         }
     }
+    if training {
+        return all;
+    }
+    // The other rules, PRR and ns-2's Sack1 agent (with its timer, go-back-N and growth once per ACK), on
+    // the lossy link with and without delayed ACKs (stretch ACKs), and with several flows and a large window.
+    let lossy = Link { rate_mbps: 20, delay_ms: 20, queue: 30, loss_rate: 0.02 };
+    for recovery in ["prr", "ns2-sack1"] {
+        for cc in &algorithms {
+            for delayed_ack in [false, true] {
+                let ack = if delayed_ack { "-delack" } else { "" };
+                add(
+                    format!("{recovery}-{}-lossy-2pc{ack}", cc_name(cc)),
+                    dumbbell(&lossy, vec![json!({"cc": cc, "recovery": recovery, "delayed_ack": delayed_ack})], 20, 5),
+                );
+            }
+        }
+        let shared = Link { rate_mbps: 10, delay_ms: 30, queue: 12, loss_rate: 0.05 };
+        let flows = ["newreno", "cubic", "bbr", "westwood"].iter().map(|cc| json!({"cc": cc, "recovery": recovery})).collect();
+        add(format!("{recovery}-four-flows-lossy-5pc"), dumbbell(&shared, flows, 30, 11));
+        add(
+            format!("{recovery}-newreno-1g-lossy"),
+            dumbbell(&Link { rate_mbps: 1000, delay_ms: 50, queue: 8333, loss_rate: 0.001 }, vec![json!({"recovery": recovery, "delayed_ack": true})], 8, 4),
+        );
+    }
     all
 }
 
@@ -176,6 +205,7 @@ fn main() {
     let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).cloned();
     let list = args.iter().any(|a| a == "--list");
     let packet_by_packet = args.iter().any(|a| a == "--packet-by-packet");
+    let training = args.iter().any(|a| a == "--training");
     // Another sampling interval than the fingerprints' 10 ms (0: no series), for the training runs of
     // scripts/pgo.sh: a lone flow sampled further apart than its path takes a path of its own (the receiver
     // taking packets at the bottleneck's hand-off, `Simulation::receive_at_hand_off`).
@@ -183,7 +213,7 @@ fn main() {
         .iter()
         .position(|a| a == "--sample-interval-ns")
         .map(|i| args.get(i + 1).and_then(|v| v.parse().ok()).expect("--sample-interval-ns takes nanoseconds"));
-    for s in scenarios() {
+    for s in scenarios(training) {
         if only.as_ref().is_some_and(|o| !s.name.contains(o.as_str())) {
             continue;
         }
