@@ -70,9 +70,15 @@ def cells() -> list[Cell]:
     1, 2 and 4 flows; then one flow at 1 BDP with random packet errors of 1e-4, 1e-3 and 1e-2 at both RTTs,
     over [100, 1000] s: an error-limited flow sends a few Mbit/s, and 900 s give it 100-10 000 loss events.
     At 1e-2 the window is about 12 packets and retransmission timeouts are common: those cells test the
-    timer and what follows a timeout."""
+    timer and what follows a timeout. Last, large windows, measured from 0 s so that the slow-start
+    overshoot counts: 1 and 2 flows at 1 Gbit/s, RTT 100 ms (8333 packets a BDP), 0.1 and 1 BDP, 60 s; 4
+    flows at 500 Mbit/s, 0.1 BDP, 100 s; 2 flows at 2.5 Gbit/s, RTT 40 ms, 1 BDP, 40 s (seed 003's Table 3
+    rate). There one loss episode holds 10^3-10^4 losses: the cells test Sack1's recovery where seed 003's
+    high-speed flows run."""
     out = [Cell(cc.Scenario(n, 100, rtt, b, 200, 100)) for n in (1, 2, 4) for rtt in (20, 100) for b in (0.1, 1)]
     out += [Cell(cc.Scenario(1, 100, rtt, 1, 1000, 100), per) for per in (1e-4, 1e-3, 1e-2) for rtt in (20, 100)]
+    out += [Cell(cc.Scenario(n, 1000, 100, b, 60, 0)) for n in (1, 2) for b in (0.1, 1)]
+    out += [Cell(cc.Scenario(4, 500, 100, 0.1, 100, 0)), Cell(cc.Scenario(2, 2500, 40, 1, 40, 0))]
     return out
 
 
@@ -117,11 +123,38 @@ def run_ns2(ns: str, cell: Cell) -> list[dict]:
     return result_rows(flows, wall)
 
 
+# ns-2's agent sends a SYN first (`syn_` true) and its data only once the SYN's ACK is back; both are
+# 40-byte packets (tcpip_base_hdr_size_, the sink's ACK size)
+HANDSHAKE_BITS = 40 * 8
+
+
+def handshake_ns(s: cc.Scenario, access_ms: float) -> int:
+    """When ns-2's flow with one-way access delay `access_ms` sends its first data packet: the SYN and its ACK
+    cross the empty path, each over two access links and the bottleneck."""
+    bottleneck_bps = s.rate_mbps * 1e6
+    access_bps = cc.ACCESS_FACTOR * bottleneck_bps
+    transmissions = 2 * (2 * HANDSHAKE_BITS / access_bps + HANDSHAKE_BITS / bottleneck_bps)
+    return round(transmissions * 1e9 + 2 * (s.delay_ms + 2 * access_ms) * 1e6)
+
+
 def cclab_toml(cell: Cell, recovery: str) -> str:
     """crosscheck.py's dumbbell (no delayed ACKs, initial window 2, minimum RTO 200 ms: cclab's defaults),
-    with the cell's packet error rate on the bottleneck and its seed."""
-    toml = cc.scenario_toml(cell.scenario, SPEC, recovery)
-    assert "loss_rate = 0.0\n" in toml and "seed = 1\n" in toml
+    with the cell's packet error rate on the bottleneck and its seed. cclab has no handshake: each flow
+    starts when ns-2's would send its first data packet (`handshake_ns`), which is exact while the flows
+    start together on an idle path. The flows' starts then differ by their RTTs' differences, and that
+    phase decides which flow's slow-start burst meets the full queue (2 flows at 2.5 Gbit/s: goodput
+    2204 and 185 Mbit/s started together, 1722 and 651 as ns-2's, to 0.01 %)."""
+    s = cell.scenario
+    toml = cc.scenario_toml(s, SPEC, recovery)
+    assert "loss_rate = 0.0\n" in toml and "seed = 1\n" in toml and toml.count("[[flows]]") == 1
+    head, rest = toml.split("[[flows]]\n")
+    run = rest[rest.index("[run]"):]
+    flows = []
+    for i in range(s.flows):
+        access_ms = s.access_ms * (i + 1) / s.flows      # crosscheck.py's spread and agent_dumbbell.tcl's
+        flows.append(f'[[flows]]\ncc = {SPEC}\naccess_delay = "{round(access_ms * 1e6)}ns"\n'
+                     f'start = "{handshake_ns(s, access_ms)}ns"\nrecovery = "{recovery}"\n')
+    toml = head + "\n".join(flows) + "\n" + run
     return (toml.replace("loss_rate = 0.0\n", f"loss_rate = {cell.loss_rate!r}\n")
             .replace("seed = 1\n", f"seed = {cell.seed}\n"))
 
@@ -167,9 +200,13 @@ def summary(rows: list[dict]) -> dict:
 
 
 def label(cell: Cell) -> str:
+    """The cell in a table row: the rate and the measured interval only where they are not the first cells'
+    (100 Mbit/s, [100, 200] s)."""
     s = cell.scenario
-    per = f", errors {cell.loss_rate:g}, [{s.measure_from}, {s.duration}] s" if cell.loss_rate else ""
-    return f"{s.flows} flow{'s' if s.flows > 1 else ''}, RTT {s.rtt_ms} ms, {s.bdp:g} BDP ({s.buffer} pkt){per}"
+    rate = f"{s.rate_mbps} Mbit/s, " if s.rate_mbps != 100 else ""
+    per = f", errors {cell.loss_rate:g}" if cell.loss_rate else ""
+    span = f", [{s.measure_from}, {s.duration}] s" if (s.measure_from, s.duration) != (100, 200) else ""
+    return f"{s.flows} flow{'s' if s.flows > 1 else ''}, {rate}RTT {s.rtt_ms} ms, {s.bdp:g} BDP ({s.buffer} pkt){per}{span}"
 
 
 def markdown_table(head: list[str], rows: list[list[str]]) -> list[str]:
