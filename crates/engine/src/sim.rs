@@ -1213,9 +1213,8 @@ impl Simulation {
     #[inline(never)]
     fn schedule_sender_timer(&mut self, f: u32, d: SimTime) {
         let as_of = self.events.as_of().unwrap_or(self.now);
-        let scheduled = self.timer_scheduled_for(f, d, as_of);
         if let Some(sender) = self.several.senders.get_mut(f as usize) {
-            sender.timer_scheduled = scheduled;
+            sender.timer_scheduled = sender.timer_scheduled_for(d, as_of);
         }
         self.events.schedule(d, Event::SenderTimer(f));
     }

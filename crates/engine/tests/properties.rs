@@ -44,6 +44,7 @@ fn cc_choices() -> impl Strategy<Value = serde_json::Value> {
         Just(json!({"name": "scalable", "variant": "paper"})),
         Just(json!("highspeed")),
         Just(json!({"name": "highspeed", "variant": "rfc3649"})),
+        Just(json!({"name": "highspeed", "variant": "ns2"})),
         Just(json!("htcp")),
         Just(json!("westwood")),
         Just(json!({"name": "westwood", "variant": "paper"})),
@@ -55,6 +56,7 @@ fn cc_choices() -> impl Strategy<Value = serde_json::Value> {
         Just(json!("fast")),
         Just(json!({"name": "fast", "variant": "paper"})),
         Just(json!("aimd")),
+        Just(json!({"name": "aimd", "variant": "xu2004-ns2"})),
         Just(json!("bbr")),
     ]
 }

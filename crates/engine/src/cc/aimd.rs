@@ -11,9 +11,13 @@
 //! that the defaults reproduce it.
 //!
 //! Variants: `reno` (default, a 1, b 0.5) and `xu2004` (a 32, b 0.125, the AIMD of Xu, Harfoush, Rhee,
-//! INFOCOM 2004, seed 003).
+//! INFOCOM 2004, seed 003); `xu2004-ns2`, the same law as ns-2.35's Agent/TCP runs it (`windowOption_ 1`
+//! with `increase_num_` 32 and `decrease_num_` 0.875, a/cwnd per ACK), with ns-2's reductions
+//! (`reductions = "ns2"`, `cc/ns2_slowdown.rs`: the connection's first reduction, one in slow start and
+//! every timeout halve). ns-2's growth once per ACK comes with `recovery = "ns2-sack1"`.
 
 use super::common::{Counting, Window, INFINITE_SSTHRESH};
+use super::ns2_slowdown::{Ns2Slowdown, Reductions};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
 use super::{AckSample, AnyCc, CongestionControl, CongestionEvent};
 use crate::config::{err, ConfigError};
@@ -36,6 +40,9 @@ pub struct AimdConfig {
     /// Growth counts "packets" acknowledged (RFC 5681 with ABC, modern Linux) or "acks" (Linux 2.6:
     /// a/cwnd per ACK, 2.6 slow start).
     pub counting: Counting,
+    /// How a loss cuts the window: "standard" (to (1 - b) cwnd at each loss event and the first timeout of
+    /// an episode) or "ns2" (ns-2.35's `slowdown`, `cc/ns2_slowdown.rs`).
+    pub reductions: Reductions,
 }
 
 impl Algorithm for AimdConfig {
@@ -47,18 +54,21 @@ impl Algorithm for AimdConfig {
         variants: &[
             ("reno", "a = 1, b = 0.5: Reno's AIMD (identical to newreno 'linux')"),
             ("xu2004", "a = 32, b = 0.125: the AIMD compared with BIC by Xu, Harfoush, Rhee (INFOCOM 2004)"),
+            ("xu2004-ns2", "xu2004 as ns-2.35's Agent/TCP runs it (increase_num_ 32, decrease_num_ 0.875): ns-2's reductions (first, slow-start and timeout ones halve)"),
         ],
         params: &[
             ParamDoc { name: "a", doc: "additive increase, packets per RTT, > 0 (1)" },
             ParamDoc { name: "b", doc: "decrease fraction: cwnd -> (1 - b) cwnd on loss, 0 < b < 1 (0.5)" },
             ParamDoc { name: "counting", doc: "growth counts 'packets' acknowledged or 'acks'" },
+            ParamDoc { name: "reductions", doc: "'standard' ((1 - b) cwnd at each loss) or 'ns2' (ns-2.35's slowdown)" },
         ],
     };
 
     fn variant(name: &str) -> Option<Self> {
         match name {
-            "reno" => Some(AimdConfig { a: 1.0, b: 0.5, counting: Counting::Packets }),
-            "xu2004" => Some(AimdConfig { a: 32.0, b: 0.125, counting: Counting::Packets }),
+            "reno" => Some(AimdConfig { a: 1.0, b: 0.5, counting: Counting::Packets, reductions: Reductions::Standard }),
+            "xu2004" => Some(AimdConfig { a: 32.0, b: 0.125, counting: Counting::Packets, reductions: Reductions::Standard }),
+            "xu2004-ns2" => Some(AimdConfig { reductions: Reductions::Ns2, ..Self::variant("xu2004")? }),
             _ => None,
         }
     }
@@ -85,12 +95,14 @@ pub struct Aimd {
     a: u64,
     /// Growth counter in 2^-16 units: +a per counted unit, one packet per cwnd.
     credit: u64,
+    /// `reductions = "ns2"`: ns-2's `slowdown` state.
+    ns2: Ns2Slowdown,
 }
 
 impl Aimd {
     pub fn new(cfg: AimdConfig, initial_cwnd: u32) -> Self {
         let a = (cfg.a * f64::from(1u32 << A_SHIFT)).round() as u64;
-        Aimd { cfg, win: Window::new(initial_cwnd, INFINITE_SSTHRESH), a, credit: 0 }
+        Aimd { cfg, win: Window::new(initial_cwnd, INFINITE_SSTHRESH), a, credit: 0, ns2: Ns2Slowdown::new(initial_cwnd) }
     }
 
     /// cwnd += a units / cwnd, with Linux `tcp_cong_avoid_ai`'s carry of the remainder.
@@ -106,7 +118,18 @@ impl Aimd {
 
     /// ssthresh = max(floor((1 - b) cwnd), 2): cwnd/2 for Reno's b = 0.5.
     fn loss_ssthresh(&self) -> u32 {
-        (((1.0 - self.cfg.b) * f64::from(self.win.cwnd)).floor() as u32).max(2)
+        self.kept().max(2)
+    }
+
+    /// floor((1 - b) cwnd): ns-2's `decreasewin`, `decrease_num_` = 1 - b times the window.
+    fn kept(&self) -> u32 {
+        ((1.0 - self.cfg.b) * f64::from(self.win.cwnd)).floor() as u32
+    }
+
+    /// ns-2's reduction for a fast retransmit or a timeout (`cc/ns2_slowdown.rs`).
+    fn ns2_reduce(&mut self, timeout: bool) {
+        let kept = u64::from(self.kept());
+        self.ns2.reduce(&mut self.win, kept, self.cfg.b == 0.5, timeout);
     }
 }
 
@@ -122,19 +145,30 @@ impl CongestionControl for Aimd {
     }
 
     fn on_congestion_event(&mut self, _e: &CongestionEvent) {
-        let ssthresh = self.loss_ssthresh();
-        self.win.reduce_to(ssthresh);
+        match self.cfg.reductions {
+            Reductions::Standard => {
+                let ssthresh = self.loss_ssthresh();
+                self.win.reduce_to(ssthresh);
+            }
+            Reductions::Ns2 => self.ns2_reduce(false),
+        }
         self.credit = 0;
     }
 
     fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.win.exit_recovery();
+        match self.cfg.reductions {
+            Reductions::Standard => self.win.exit_recovery(),
+            Reductions::Ns2 => self.ns2.exit_recovery(&mut self.win),
+        }
         self.credit = 0;
     }
 
     fn on_timeout(&mut self, _now: SimTime, first_in_episode: bool) {
-        let ssthresh = first_in_episode.then(|| self.loss_ssthresh());
-        self.win.timeout(ssthresh);
+        match (first_in_episode, self.cfg.reductions) {
+            (false, _) => self.win.timeout(None),
+            (true, Reductions::Standard) => self.win.timeout(Some(self.loss_ssthresh())),
+            (true, Reductions::Ns2) => self.ns2_reduce(true),
+        }
         self.credit = 0;
     }
 
@@ -156,7 +190,7 @@ mod tests {
     use crate::cc::newreno::{NewReno, NewRenoConfig};
 
     fn aimd(a: f64, b: f64, cwnd: u32) -> Aimd {
-        let mut x = Aimd::new(AimdConfig { a, b, counting: Counting::Packets }, cwnd);
+        let mut x = Aimd::new(AimdConfig { a, b, counting: Counting::Packets, reductions: Reductions::Standard }, cwnd);
         x.win.ssthresh = 2; // start in congestion avoidance
         x
     }
@@ -238,7 +272,7 @@ mod tests {
     fn ack_counting_adds_a_per_ack() {
         // counting = acks at cwnd 100, a = 4: a stretch ACK of 10 packets counts once (+0.04), so 25 ACKs
         // make one packet whatever they cover.
-        let mut x = Aimd::new(AimdConfig { a: 4.0, b: 0.5, counting: Counting::Acks }, 100);
+        let mut x = Aimd::new(AimdConfig { a: 4.0, b: 0.5, counting: Counting::Acks, reductions: Reductions::Standard }, 100);
         x.win.ssthresh = 2;
         for _ in 0..24 {
             x.on_ack(&ack(10));
@@ -259,10 +293,31 @@ mod tests {
     }
 
     #[test]
+    fn xu2004_ns2_halves_where_ns2_halves_and_keeps_seven_eighths_elsewhere() {
+        let mut x = Aimd::new(<AimdConfig as Algorithm>::variant("xu2004-ns2").unwrap(), 1000);
+        x.win.ssthresh = 2;
+        // The connection's first reduction halves (first_decrease_), the next keeps 0.875 w.
+        x.on_congestion_event(&loss());
+        assert_eq!((x.cwnd(), x.ssthresh()), (500, 500));
+        x.on_recovery_exit(SimTime(0));
+        x.win.cwnd = 1000;
+        x.on_congestion_event(&loss());
+        assert_eq!((x.cwnd(), x.ssthresh()), (875, 875));
+        // A timeout halves ssthresh (xu2004: 875).
+        x.win.cwnd = 1000;
+        x.on_timeout(SimTime(0), true);
+        assert_eq!((x.cwnd(), x.ssthresh()), (1, 500));
+        // So does a loss in slow start (cwnd 300 < ssthresh 500).
+        x.win.cwnd = 300;
+        x.on_congestion_event(&loss());
+        assert_eq!((x.cwnd(), x.ssthresh()), (150, 150));
+    }
+
+    #[test]
     fn parameters_are_range_checked() {
-        let bad_a = AimdConfig { a: 0.0, b: 0.5, counting: Counting::Packets };
+        let bad_a = AimdConfig { a: 0.0, b: 0.5, counting: Counting::Packets, reductions: Reductions::Standard };
         assert_eq!(bad_a.validate("cc").unwrap_err().field, "cc.a");
-        let bad_b = AimdConfig { a: 1.0, b: 1.0, counting: Counting::Packets };
+        let bad_b = AimdConfig { a: 1.0, b: 1.0, counting: Counting::Packets, reductions: Reductions::Standard };
         assert_eq!(bad_b.validate("cc").unwrap_err().field, "cc.b");
     }
 }

@@ -25,11 +25,23 @@
 //! - `linux` (Linux >= 3.x / 4.x): table, slow start counts packets while cwnd < ssthresh. Congestion
 //!   avoidance still counts ACKs (a + 1 added to the counter per call) in every kernel version.
 //! - `rfc3649`: the formulas, per ACK in congestion avoidance as the RFC states, slow start counting packets.
+//! - `ns2`: ns-2.35's own HighSpeed TCP, Agent/TCP `windowOption_ 8` (`tcp/tcp.cc`), which its SACK agent
+//!   inherits (seed 003's HSTCP ran on that agent): the formulas with ns-2's Low_P = 1.5/Low_Window^2
+//!   (a(38) = 1 exactly), slow start while cwnd < ssthresh, and ns-2's reductions (`reductions = "ns2"`,
+//!   `cc/ns2_slowdown.rs`: the connection's first reduction, one in slow start and every timeout halve;
+//!   the others keep floor((1 - b(w)) w)). ns-2's `decrease_param` leaves b(w) in `decrease_num_` at each
+//!   reduction above Low_Window, and a later one at or below Low_Window keeps that part: cwnd = floor(b w)
+//!   there (b is the part taken away above Low_Window, the part kept below it; Reno's 0.5 before any cut
+//!   above). Growth once per ACK and the agent's recovery come from `recovery = "ns2-sack1"`. Not
+//!   modelled: ns-2's window is a double (here whole packets with a counter: the same a(w) per round
+//!   trip), and ns-2 does not hold a(w) and b(w) beyond High_Window (here held, as the other variants;
+//!   83 000 packets is 10 Gbit/s at 100 ms).
 //!
 //! Limited slow start (RFC 3742; Linux 2.6 `tcp_max_ssthresh`) is the parameter `max_ssthresh`, 0 = off as
 //! in Linux: above it each counted unit adds (max_ssthresh/2)/cwnd, at most max_ssthresh/2 packets per RTT.
 
 use super::common::{reno_min_cwnd, Counting, Window, INFINITE_SSTHRESH};
+use super::ns2_slowdown::{Ns2Slowdown, Reductions};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
 use super::{AckSample, AnyCc, CongestionControl, CongestionEvent, StateField};
 use crate::config::{err, ConfigError};
@@ -59,6 +71,8 @@ const HIGH_DECREASE: f64 = 0.1;
 
 /// a and b are held in units of 2^-16 (Linux's table values are exact in it: a integer, b in 1/256).
 const PARAM_SHIFT: u32 = 16;
+/// 0.5 in those units: Reno's b, ns-2's `decrease_num_` until a HighSpeed cut changes it.
+const HALF: u64 = 1 << (PARAM_SHIFT - 1);
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -90,6 +104,9 @@ pub struct HighSpeedConfig {
     /// Slow start counts "acks" (2.6.22: +1 per ACK while cwnd <= ssthresh) or "packets" (modern: while
     /// cwnd < ssthresh, capped at it). Congestion avoidance counts ACKs in every Linux version.
     pub slow_start_counting: Counting,
+    /// How a loss cuts the window: "standard" (cwnd - b(w) cwnd at each loss event and the first timeout
+    /// of an episode) or "ns2" (ns-2.35's `slowdown`, `cc/ns2_slowdown.rs`); "ns2" needs the formula.
+    pub reductions: Reductions,
 }
 
 impl Algorithm for HighSpeedConfig {
@@ -102,6 +119,7 @@ impl Algorithm for HighSpeedConfig {
             ("linux-2.6.22", "Linux 2.6.22 as in ns-2.35 TCP-Linux: RFC 3649 Appendix B table, per-ACK slow start while cwnd <= ssthresh"),
             ("linux", "Linux >= 3.x tcp_highspeed.c: the same table, slow start counting packets"),
             ("rfc3649", "RFC 3649 section 5 equations evaluated per window (fixed point, integer math), Low_P 1e-3"),
+            ("ns2", "ns-2.35 Agent/TCP windowOption_ 8: the equations with Low_P 1.5/38^2, ns-2's reductions (first, slow-start and timeout ones halve; a stale b below Low_Window)"),
         ],
         params: &[
             ParamDoc { name: "response", doc: "'table' (Linux, RFC 3649 Appendix B) or 'formula' (RFC 3649 section 5)" },
@@ -112,11 +130,13 @@ impl Algorithm for HighSpeedConfig {
             ParamDoc { name: "high_decrease", doc: "High_Decrease, b at High_Window, 0 < x < 1 (0.1); formula only" },
             ParamDoc { name: "max_ssthresh", doc: "RFC 3742 limited slow start threshold, packets; 0 = off (0)" },
             ParamDoc { name: "slow_start_counting", doc: "'acks' (2.6.22) or 'packets' (modern Linux)" },
+            ParamDoc { name: "reductions", doc: "'standard' (cwnd - b(w) cwnd) or 'ns2' (ns-2.35's slowdown); 'ns2' needs response = 'formula'" },
         ],
     };
 
     fn variant(name: &str) -> Option<Self> {
         let preset = |response, slow_start_counting| HighSpeedConfig {
+            reductions: Reductions::Standard,
             response,
             low_window: LOW_WINDOW,
             high_window: HIGH_WINDOW,
@@ -130,11 +150,20 @@ impl Algorithm for HighSpeedConfig {
             "linux-2.6.22" => Some(preset(Response::Table, Counting::Acks)),
             "linux" => Some(preset(Response::Table, Counting::Packets)),
             "rfc3649" => Some(preset(Response::Formula, Counting::Packets)),
+            // ns-2's p(w) runs from 1.5/low_window_^2 (tcp.cc `hstcp_.low_p`), not RFC 3649's rounded 1e-3.
+            "ns2" => Some(HighSpeedConfig {
+                reductions: Reductions::Ns2,
+                low_p: 1.5 / f64::from(LOW_WINDOW * LOW_WINDOW),
+                ..preset(Response::Formula, Counting::Packets)
+            }),
             _ => None,
         }
     }
 
     fn validate(&self, field: &str) -> Result<(), ConfigError> {
+        if self.reductions == Reductions::Ns2 && self.response != Response::Formula {
+            return Err(err(format!("{field}.reductions"), "'ns2' needs response = 'formula' (ns-2 evaluates b(w) from the equations)"));
+        }
         if self.response == Response::Table {
             // The table is the tabulation of the default response function; it cannot follow other values.
             let defaults = (LOW_WINDOW, HIGH_WINDOW, LOW_P, HIGH_P, HIGH_DECREASE);
@@ -181,13 +210,19 @@ pub struct HighSpeed {
     evaluated_for: u32,
     /// Growth counter in 2^-16 units (Linux `snd_cwnd_cnt` x 2^16): +a per ACK, +1 packet per cwnd.
     credit: u64,
+    /// `reductions = "ns2"`: ns-2's `slowdown` state.
+    ns2: Ns2Slowdown,
+    /// ns-2's `decrease_num_` in 2^-16: Reno's 0.5 until a reduction above Low_Window leaves b(w) there.
+    decrease_num: u64,
 }
 
 impl HighSpeed {
     pub fn new(cfg: HighSpeedConfig, initial_cwnd: u32) -> Self {
         let formula = (cfg.response == Response::Formula).then(|| ResponseFunction::new(&cfg));
         let (a, b) = table_params(0);
-        HighSpeed { cfg, win: Window::new(initial_cwnd, INFINITE_SSTHRESH), formula, row: 0, a, b, evaluated_for: 0, credit: 0 }
+        let ns2 = Ns2Slowdown::new(initial_cwnd);
+        let win = Window::new(initial_cwnd, INFINITE_SSTHRESH);
+        HighSpeed { cfg, win, formula, row: 0, a, b, evaluated_for: 0, credit: 0, ns2, decrease_num: HALF }
     }
 
     /// Bring a and b up to the current window (Linux: at the start of each congestion-avoidance step).
@@ -220,6 +255,23 @@ impl HighSpeed {
         let b = self.formula.as_ref().map_or(self.b, |f| f.params(cwnd).1);
         let decrease = (u64::from(cwnd) * b) >> PARAM_SHIFT;
         (cwnd - decrease as u32).max(2)
+    }
+
+    /// ns-2.35 `TcpAgent::slowdown` with `windowOption_ 8`, for a fast retransmit or a timeout: the
+    /// window HighSpeed keeps (`decreasewin`) and `decrease_num_`, then the agent's rule.
+    fn ns2_reduce(&mut self, timeout: bool) {
+        let w = u64::from(self.win.cwnd);
+        let f = self.formula.as_ref().expect("reductions = ns2 needs the formula (validated)");
+        let decreased = if self.win.cwnd > f.low_window {
+            // `decrease_param`: b(w) is the part taken away, and stays in decrease_num_.
+            let b = f.params(self.win.cwnd).1;
+            self.decrease_num = b;
+            (w * ((1 << PARAM_SHIFT) - b)) >> PARAM_SHIFT
+        } else {
+            // `decrease_num_ * windowd()`: the part kept, Reno's 0.5 or a b(w) left by an earlier cut.
+            (w * self.decrease_num) >> PARAM_SHIFT
+        };
+        self.ns2.reduce(&mut self.win, decreased, self.decrease_num == HALF, timeout);
     }
 
     /// RFC 3742 as Linux 2.6 `tcp_slow_start`: above max_ssthresh each unit adds max_ssthresh/2 to the
@@ -286,19 +338,30 @@ impl CongestionControl for HighSpeed {
     }
 
     fn on_congestion_event(&mut self, _e: &CongestionEvent) {
-        let ssthresh = self.loss_ssthresh();
-        self.win.reduce_to(ssthresh);
+        match self.cfg.reductions {
+            Reductions::Standard => {
+                let ssthresh = self.loss_ssthresh();
+                self.win.reduce_to(ssthresh);
+            }
+            Reductions::Ns2 => self.ns2_reduce(false),
+        }
         self.reset_credit();
     }
 
     fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.win.exit_recovery();
+        match self.cfg.reductions {
+            Reductions::Standard => self.win.exit_recovery(),
+            Reductions::Ns2 => self.ns2.exit_recovery(&mut self.win),
+        }
         self.reset_credit();
     }
 
     fn on_timeout(&mut self, _now: SimTime, first_in_episode: bool) {
-        let ssthresh = first_in_episode.then(|| self.loss_ssthresh());
-        self.win.timeout(ssthresh);
+        match (first_in_episode, self.cfg.reductions) {
+            (false, _) => self.win.timeout(None),
+            (true, Reductions::Standard) => self.win.timeout(Some(self.loss_ssthresh())),
+            (true, Reductions::Ns2) => self.ns2_reduce(true),
+        }
         self.reset_credit();
     }
 
@@ -624,6 +687,84 @@ mod tests {
             h.on_ack(&ack(1));
         }
         assert_eq!(h.cwnd(), 4);
+    }
+
+    #[test]
+    fn ns2_variant_halves_first_then_cuts_by_b_rounding_down() {
+        // ns-2's first_decrease_: the connection's first reduction halves, even in congestion avoidance.
+        let mut h = hstcp("ns2", 1058);
+        h.on_congestion_event(&loss());
+        assert_eq!((h.cwnd(), h.ssthresh()), (529, 529));
+        // The next one at 1058: (1 - b(1058)) 1058 = 0.67305 x 1058 = 712.09, kept as ns-2's (int): 712
+        // (`rfc3649` takes away floor(b w) = 345 and keeps 713).
+        h.on_recovery_exit(SimTime(0));
+        h.win.cwnd = 1058;
+        h.on_congestion_event(&loss());
+        assert_eq!((h.cwnd(), h.ssthresh()), (712, 712));
+        // Recovery ends with the window the reduction set.
+        h.on_recovery_exit(SimTime(0));
+        assert_eq!(h.cwnd(), 712);
+    }
+
+    #[test]
+    fn ns2_variant_halves_in_slow_start_and_at_every_timeout() {
+        let mut h = hstcp("ns2", 1058);
+        h.on_congestion_event(&loss()); // the first one, out of the way
+        // A timeout at 1058 in congestion avoidance: ssthresh 529 (b(w) would keep 712), cwnd 1.
+        h.win.cwnd = 1058;
+        h.win.ssthresh = 600;
+        h.on_timeout(SimTime(0), true);
+        assert_eq!((h.cwnd(), h.ssthresh()), (1, 529));
+        // A loss in slow start (cwnd 400 < ssthresh 529) halves too.
+        h.win.cwnd = 400;
+        h.on_congestion_event(&loss());
+        assert_eq!((h.cwnd(), h.ssthresh()), (200, 200));
+        // A repeated timeout (cwnd 1) takes ssthresh to its floor of 2, as ns-2's slowdown does.
+        h.on_timeout(SimTime(0), true);
+        h.on_timeout(SimTime(0), true);
+        assert_eq!((h.cwnd(), h.ssthresh()), (1, 2));
+    }
+
+    #[test]
+    fn ns2_variant_keeps_a_stale_b_below_low_window() {
+        // A cut at 1058 leaves decrease_num_ = b(1058) = 0.32695; a later loss at 30 packets (at or below
+        // Low_Window) keeps that part, floor(0.32695 x 30) = 9, where Reno's rule would keep 15.
+        let mut h = hstcp("ns2", 1058);
+        h.on_congestion_event(&loss());
+        h.win.cwnd = 1058;
+        h.win.ssthresh = 2;
+        h.on_congestion_event(&loss());
+        h.win.cwnd = 30;
+        h.win.ssthresh = 2;
+        h.on_congestion_event(&loss());
+        assert_eq!((h.cwnd(), h.ssthresh()), (9, 9));
+        // Before any cut above Low_Window it is Reno's half: 30 -> 15.
+        let mut fresh = hstcp("ns2", 30);
+        fresh.on_congestion_event(&loss()); // first: halves
+        fresh.win.cwnd = 30;
+        fresh.win.ssthresh = 2;
+        fresh.on_congestion_event(&loss());
+        assert_eq!(fresh.cwnd(), 15);
+    }
+
+    #[test]
+    fn ns2_variant_increase_starts_at_one_packet_above_low_window() {
+        // Low_P = 1.5/38^2 makes a(38) = 38^2 p / (1/0.5 - 0.5) = 1 exactly, so a(39) is just above 1;
+        // with RFC 3649's Low_P 1e-3 it is 0.96.
+        let ns2 = hstcp("ns2", 39);
+        let (a, _) = ns2.formula.as_ref().unwrap().params(39);
+        assert!((a as f64 / UNIT - 1.0).abs() < 0.03, "a(39) = {}", a as f64 / UNIT);
+        let rfc = hstcp("rfc3649", 39);
+        let (a_rfc, _) = rfc.formula.as_ref().unwrap().params(39);
+        assert!(a_rfc < a);
+    }
+
+    #[test]
+    fn ns2_reductions_need_the_formula() {
+        let mut cfg = <HighSpeedConfig as Algorithm>::variant("linux").unwrap();
+        cfg.reductions = Reductions::Ns2;
+        assert_eq!(cfg.validate("cc").unwrap_err().field, "cc.reductions");
+        assert!(<HighSpeedConfig as Algorithm>::variant("ns2").unwrap().validate("cc").is_ok());
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod highspeed;
 pub mod htcp;
 pub mod hystart;
 pub mod newreno;
+pub mod ns2_slowdown;
 pub mod registry;
 pub mod scalable;
 pub mod vegas;

@@ -110,6 +110,20 @@ impl Default for SeveralAhead {
 const KEPT_ROOM: usize = 16;
 
 impl SenderAhead {
+    /// When this flow's timer event for deadline `d` counts as scheduled, if it is scheduled as of `now`: a
+    /// superseded event at `d` scheduled earlier pops first and fires the timer in its place.
+    #[inline(always)]
+    pub(super) fn timer_scheduled_for(&self, d: SimTime, now: SimTime) -> SimTime {
+        if self.superseded.is_empty() {
+            return now;
+        }
+        let i = self.superseded.partition_point(|&(t, _)| t < d);
+        match self.superseded.get(i) {
+            Some(&(t, scheduled)) if t == d => scheduled.min(now),
+            _ => now,
+        }
+    }
+
     /// An ACK that cannot be taken yet waits behind the others. A queue without room takes, at once, room
     /// for as many as waited in the last burst.
     #[inline(always)]
@@ -469,21 +483,6 @@ impl Simulation {
             let entry = (at, sender.timer_scheduled);
             let i = sender.superseded.partition_point(|&e| e <= entry);
             sender.superseded.insert(i, entry);
-        }
-    }
-
-    /// When flow `f`'s timer event for deadline `d` counts as scheduled, if it is scheduled as of `now`: a
-    /// superseded event at `d` scheduled earlier pops first and fires the timer in its place.
-    #[inline(always)]
-    pub(super) fn timer_scheduled_for(&self, f: u32, d: SimTime, now: SimTime) -> SimTime {
-        let Some(sender) = self.several.senders.get(f as usize) else { return now };
-        if sender.superseded.is_empty() {
-            return now;
-        }
-        let i = sender.superseded.partition_point(|&(t, _)| t < d);
-        match sender.superseded.get(i) {
-            Some(&(t, scheduled)) if t == d => scheduled.min(now),
-            _ => now,
         }
     }
 
