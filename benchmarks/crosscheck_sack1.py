@@ -97,9 +97,9 @@ def side_stamp_kind(side: str) -> str:
 
 # ---------------------------------------------------------------------------------------------- runs
 
-def ns2_command(ns: str, cell: Cell) -> list[str]:
+def ns2_command(ns: str, cell: Cell, script: Path = SACK1_TCL) -> list[str]:
     s = cell.scenario
-    return [ns, str(SACK1_TCL), f"rate_mbps={s.rate_mbps}", f"delay_ms={s.delay_ms:g}", f"buffer={s.buffer}",
+    return [ns, str(script), f"rate_mbps={s.rate_mbps}", f"delay_ms={s.delay_ms:g}", f"buffer={s.buffer}",
             f"access_ms={s.access_ms:g}", f"access_mbps={cc.ACCESS_FACTOR * s.rate_mbps}", f"flows={s.flows}",
             f"duration={s.duration}", f"measure_from={s.measure_from}", "seed=1", f"stream={cell.seed}",
             f"payload={cc.PAYLOAD_BYTES}", f"per={cell.loss_rate:g}"]
@@ -111,8 +111,8 @@ def result_rows(flows: list[dict], wall: float) -> list[dict]:
              "status": "ok", "wall_s": f"{wall:.1f}"} for f in flows]
 
 
-def run_ns2(ns: str, cell: Cell) -> list[dict]:
-    cmd = ns2_command(ns, cell)
+def run_ns2(ns: str, cell: Cell, script: Path = SACK1_TCL) -> list[dict]:
+    cmd = ns2_command(ns, cell, script)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -137,7 +137,7 @@ def handshake_ns(s: cc.Scenario, access_ms: float) -> int:
     return round(transmissions * 1e9 + 2 * (s.delay_ms + 2 * access_ms) * 1e6)
 
 
-def cclab_toml(cell: Cell, recovery: str) -> str:
+def cclab_toml(cell: Cell, recovery: str, spec: str = SPEC) -> str:
     """crosscheck.py's dumbbell (no delayed ACKs, initial window 2, minimum RTO 200 ms: cclab's defaults),
     with the cell's packet error rate on the bottleneck and its seed. cclab has no handshake: each flow
     starts when ns-2's would send its first data packet (`handshake_ns`), which is exact while the flows
@@ -145,24 +145,14 @@ def cclab_toml(cell: Cell, recovery: str) -> str:
     phase decides which flow's slow-start burst meets the full queue (2 flows at 2.5 Gbit/s: goodput
     2204 and 185 Mbit/s started together, 1722 and 651 as ns-2's, to 0.01 %)."""
     s = cell.scenario
-    toml = cc.scenario_toml(s, SPEC, recovery)
-    assert "loss_rate = 0.0\n" in toml and "seed = 1\n" in toml and toml.count("[[flows]]") == 1
-    head, rest = toml.split("[[flows]]\n")
-    run = rest[rest.index("[run]"):]
-    flows = []
-    for i in range(s.flows):
-        access_ms = s.access_ms * (i + 1) / s.flows      # crosscheck.py's spread and agent_dumbbell.tcl's
-        flows.append(f'[[flows]]\ncc = {SPEC}\naccess_delay = "{round(access_ms * 1e6)}ns"\n'
-                     f'start = "{handshake_ns(s, access_ms)}ns"\nrecovery = "{recovery}"\n')
-    toml = head + "\n".join(flows) + "\n" + run
-    return (toml.replace("loss_rate = 0.0\n", f"loss_rate = {cell.loss_rate!r}\n")
-            .replace("seed = 1\n", f"seed = {cell.seed}\n"))
+    starts = [handshake_ns(s, s.access_ms * (i + 1) / s.flows) for i in range(s.flows)]  # agent_dumbbell.tcl's spread
+    return cc.scenario_toml(s, spec, recovery, starts_ns=starts, loss_rate=cell.loss_rate, seed=cell.seed)
 
 
-def run_cclab(exe: str, cell: Cell, recovery: str) -> list[dict]:
+def run_cclab(exe: str, cell: Cell, recovery: str, spec: str = SPEC) -> list[dict]:
     import json
 
-    toml = cclab_toml(cell, recovery)
+    toml = cclab_toml(cell, recovery, spec)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cell.toml"
         path.write_text(toml)
@@ -217,59 +207,76 @@ def thousands(n: int) -> str:
     return f"{n:,}".replace(",", " ")
 
 
-def seeds_table(cache: dict, seeds: int) -> list[str]:
+def seeds_table(cache: dict, seeds: int, sides: list[str] | None = None, names: list[str] | None = None) -> list[str]:
     """The cells with packet errors over seeds 1 .. `seeds` a side: mean goodput ± standard deviation and the
-    difference of the means; a side with fewer seeds cached says how many."""
+    difference of the means from the first side's (ns-2); a side with fewer seeds cached says how many.
+    `sides` are the cache's side labels, `names` their column heads (default: ns-2 and RECOVERY_RULES)."""
+    sides = sides or SIDES
+    names = names or ["ns-2 Sack1", *[f"`{r}`" for r in RECOVERY_RULES]]
     rows = []
     for cell in (c for c in cells() if c.loss_rate):
         runs = [cell] + [c for c in seed_cells(seeds) if c.scenario == cell.scenario and c.loss_rate == cell.loss_rate]
         means, row = {}, [label(cell).split(", [")[0]]
-        for side in SIDES:
+        for side in sides:
             values = [summary(cache[(c.id, side)])["goodput"] / 1e6 for c in runs if (c.id, side) in cache]
             if len(values) < 2:
                 row.append("—")
                 continue
             means[side] = statistics.fmean(values)
             text = f"{means[side]:.2f} ± {statistics.stdev(values):.2f}"
-            if side != "ns2" and "ns2" in means:
-                text += f" ({cc.fmt_rel(cc.rel(means['ns2'], means[side])).rstrip('!').replace('%', ' %')})"
+            if side != sides[0] and sides[0] in means:
+                text += f" ({cc.fmt_rel(cc.rel(means[sides[0]], means[side])).rstrip('!').replace('%', ' %')})"
             row.append(text + (f" [{len(values)} seeds]" if len(values) != len(runs) else ""))
         rows.append(row)
-    return markdown_table(["cell", "ns-2 Sack1", *[f"`{r}`" for r in RECOVERY_RULES]], rows)
+    return markdown_table(["cell", *names], rows)
 
 
-def report(cache: dict, markdown: Path | None, stamps: dict[str, tuple[str, str]], seeds: int = ERROR_SEEDS) -> None:
-    """Goodput of ns-2 and of each rule with the difference from ns-2, then the counts side by side; a side
-    not in the cache shows a dash."""
-    got = {(cell.id, side): summary(cache[(cell.id, side)]) for cell in cells() for side in SIDES
+def cell_tables(cache: dict, sides: list[str], names: list[str]) -> list[str]:
+    """Goodput of every side in each cell with the difference from the first side's (ns-2), then the loss
+    events, timeouts, retransmissions and packets sent side by side; a side not in the cache shows a dash."""
+    got = {(cell.id, side): summary(cache[(cell.id, side)]) for cell in cells() for side in sides
            if (cell.id, side) in cache}
-    rules = [f"`{r}`" for r in RECOVERY_RULES]
-    lines = [f"ns-2: {stamps['ns2'][1]}; cclab: engine {stamps['cclab'][1]}, cc = {SPEC}", "",
-             "Goodput, Mbit/s (difference from ns-2):", ""]
+    head = ["cell", *names]
+    lines = ["Goodput, Mbit/s (difference from ns-2):", ""]
     rows = []
     for cell in cells():
-        a = got.get((cell.id, "ns2"))
+        a = got.get((cell.id, sides[0]))
         row = [label(cell), f"{a['goodput'] / 1e6:.2f}" if a else "—"]
-        for side in RECOVERY_RULES:
+        for side in sides[1:]:
             b = got.get((cell.id, side))
             row.append("—" if not b else f"{b['goodput'] / 1e6:.2f}"
                        + (f" ({cc.fmt_rel(cc.rel(a['goodput'], b['goodput'])).rstrip('!').replace('%', ' %')})"
                           if a else ""))
         rows.append(row)
-    lines += markdown_table(["cell", "ns-2 Sack1", *rules], rows)
+    lines += markdown_table(head, rows)
     for key, title in [("loss_events", "Loss events"), ("timeouts", "Timeouts"),
                        ("retransmissions", "Retransmissions"), ("sent", "Packets sent")]:
         rows = [[label(cell)] + [thousands(got[(cell.id, side)][key]) if (cell.id, side) in got else "—"
-                                 for side in SIDES] for cell in cells()]
-        lines += ["", f"{title}:", ""] + markdown_table(["cell", "ns-2 Sack1", *rules], rows)
+                                 for side in sides] for cell in cells()]
+        lines += ["", f"{title}:", ""] + markdown_table(head, rows)
+    return lines
+
+
+def print_report(preamble: list[str], cache: dict, sides: list[str], names: list[str], seeds: int,
+                 markdown: Path | None) -> None:
+    """`preamble`, the cell tables of `sides` (column heads `names`, ns-2 first), then the cells with packet
+    errors over seeds 1 .. `seeds`; printed, and written to `markdown` if given."""
+    lines = preamble + cell_tables(cache, sides, names)
     if seeds > 1:
         lines += ["", f"The cells with packet errors, goodput over seeds 1-{seeds} a side (ns-2: substreams 1-{seeds} "
                   f"of seed 1), Mbit/s, mean ± standard deviation (difference of the means):", ""]
-        lines += seeds_table(cache, seeds)
+        lines += seeds_table(cache, seeds, sides, names)
     text = "\n".join(lines)
     print(text)
     if markdown:
         markdown.write_text(text + "\n")
+
+
+def report(cache: dict, markdown: Path | None, stamps: dict[str, tuple[str, str]], seeds: int = ERROR_SEEDS) -> None:
+    """Goodput of ns-2 and of each rule with the difference from ns-2, then the counts side by side, then the
+    cells with packet errors over their seeds."""
+    preamble = [f"ns-2: {stamps['ns2'][1]}; cclab: engine {stamps['cclab'][1]}, cc = {SPEC}", ""]
+    print_report(preamble, cache, SIDES, ["ns-2 Sack1", *[f"`{r}`" for r in RECOVERY_RULES]], seeds, markdown)
 
 
 def main() -> int:

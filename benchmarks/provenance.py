@@ -25,18 +25,25 @@ HERE = Path(__file__).resolve().parent
 NS2_DIR = HERE / "ns2"
 COMMON_TCL = NS2_DIR / "common.tcl"
 AGENT_TCL = NS2_DIR / "agent_dumbbell.tcl"   # sourced by the scripts of agents of their own class
+SACK1_TCL = NS2_DIR / "sack1_dumbbell.tcl"   # sourced whole by scripts that only set an option first
 UNRECORDED = "unrecorded"
 ENGINE, NS2_SCRIPT = "engine", "ns2_script"
 
 
 def ns2_script_hash(script: Path) -> str:
-    """`name@hash`: SHA-256 (first 12 hex digits) of the script's bytes followed by common.tcl's, and by
-    agent_dumbbell.tcl's for a script that sources it, since a change to any can change what ns-2 computes."""
+    """`name@hash`: SHA-256 (first 12 hex digits) of the script's bytes followed by common.tcl's, by
+    agent_dumbbell.tcl's for a script that sources it, and by sack1_dumbbell.tcl's for a script that
+    sources that one (then agent_dumbbell.tcl's too), since a change to any can change what ns-2 computes."""
     text = Path(script).read_bytes()
     digest = hashlib.sha256(text)
     digest.update(COMMON_TCL.read_bytes())
-    if AGENT_TCL.name.encode() in text:
+    agent = AGENT_TCL.name.encode() in text
+    if agent:
         digest.update(AGENT_TCL.read_bytes())
+    if b"[info script]] " + SACK1_TCL.name.encode() + b"]" in text:   # its `source` line, not a mention
+        digest.update(SACK1_TCL.read_bytes())
+        if not agent:
+            digest.update(AGENT_TCL.read_bytes())
     return f"{Path(script).name}@{digest.hexdigest()[:12]}"
 
 

@@ -40,9 +40,28 @@ def test_agent_dumbbell_tcl_counts_only_for_the_scripts_that_source_it(tmp_path,
     assert ns2_script_hash(plain) == before[0] and ns2_script_hash(sourcing) != before[1]
 
 
+def test_a_script_that_sources_sack1_dumbbell_tcl_goes_stale_with_it_and_a_mention_does_not(tmp_path, monkeypatch):
+    common, agent, sack1 = tmp_path / "common.tcl", tmp_path / "agent_dumbbell.tcl", tmp_path / "sack1_dumbbell.tcl"
+    wrapper, mention = tmp_path / "hstcp_sack1_dumbbell.tcl", tmp_path / "fast_dumbbell.tcl"
+    common.write_text("proc usage {} {}\n")
+    agent.write_text("proc agent_flows {class} {}\n")
+    sack1.write_text("source common.tcl\nsource agent_dumbbell.tcl\n")
+    wrapper.write_text("Agent/TCP set windowOption_ 8\nsource [file join [file dirname [info script]] sack1_dumbbell.tcl]\n")
+    mention.write_text("# the same flows as sack1_dumbbell.tcl\nsource agent_dumbbell.tcl\n")
+    for name, path in [("COMMON_TCL", common), ("AGENT_TCL", agent), ("SACK1_TCL", sack1)]:
+        monkeypatch.setattr(provenance, name, path)
+    before = {p: ns2_script_hash(p) for p in (sack1, wrapper, mention)}
+    sack1.write_text("source common.tcl\nsource agent_dumbbell.tcl\n# changed\n")
+    assert ns2_script_hash(wrapper) != before[wrapper] and ns2_script_hash(mention) == before[mention]
+    # What sack1_dumbbell.tcl sources counts for the wrapper too.
+    middle = ns2_script_hash(wrapper)
+    agent.write_text("proc agent_flows {class delay} {}\n")
+    assert ns2_script_hash(wrapper) != middle
+
+
 def test_every_script_in_the_repository_has_a_hash():
     for name in ("dumbbell.tcl", "aqm.tcl", "parkinglot.tcl", "traffic.tcl", "fast_dumbbell.tcl", "substream.tcl",
-                 "sack1_dumbbell.tcl"):
+                 "sack1_dumbbell.tcl", "hstcp_sack1_dumbbell.tcl", "aimd_sack1_dumbbell.tcl"):
         assert ns2_script_hash(REPO / "benchmarks" / "ns2" / name).startswith(f"{name}@")
 
 
