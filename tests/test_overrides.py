@@ -45,6 +45,33 @@ def test_a_star_sets_every_entry_of_a_list(example_dict, no_engine):
         load_scenario(example_dict, ["flows.*.recovery=tahoe"])
 
 
+def test_cc_name_replaces_every_entry_running_that_algorithm_and_no_other(example_dict):
+    # Flows of HighSpeed (by name, alias and table, whatever the variant) next to NewReno and a traffic
+    # source without `cc` (newreno): `cc.highspeed=` reaches the three HighSpeed flows only.
+    flow = example_dict["flows"][0]
+    example_dict["flows"] = [{**flow, "cc": "highspeed"}, {**flow, "cc": "hstcp"},
+                             {**flow, "cc": {"name": "highspeed", "variant": "rfc3649", "max_ssthresh": 100}},
+                             {**flow, "cc": "newreno"}]
+    example_dict["traffic"] = [{"size": "50KB", "load": 0.2}]
+    ns2 = '{ name = "highspeed", variant = "ns2" }'
+    apply_overrides(example_dict, [f"cc.highspeed={ns2}"])
+    assert [f["cc"] for f in example_dict["flows"]] == [{"name": "highspeed", "variant": "ns2"}] * 3 + ["newreno"]
+    assert "cc" not in example_dict["traffic"][0]
+    # Each entry its own table; newreno reaches the traffic entry that runs it by default.
+    apply_overrides(example_dict, ["flows.0.cc.variant=rfc3649", "cc.newreno=cubic"])
+    assert [f["cc"] for f in example_dict["flows"]][:2] == [{"name": "highspeed", "variant": "rfc3649"},
+                                                            {"name": "highspeed", "variant": "ns2"}]
+    assert example_dict["flows"][3]["cc"] == "cubic" and example_dict["traffic"][0]["cc"] == "cubic"
+    # A scenario without the algorithm takes nothing; an unknown one, or a deeper key, is an error.
+    before = [dict(f) for f in example_dict["flows"]]
+    apply_overrides(example_dict, ["cc.bic=cubic"])
+    assert example_dict["flows"] == before
+    with pytest.raises(ScenarioError, match="cc.hstcpp: 'hstcpp' is not a known algorithm"):
+        apply_overrides(example_dict, ["cc.hstcpp=cubic"])
+    with pytest.raises(ScenarioError, match="cc.NAME=SPEC"):
+        apply_overrides(example_dict, ["cc.highspeed.variant=ns2"])
+
+
 def test_later_overrides_win_and_values_are_validated(example_dict, no_engine):
     scenario = load_scenario(example_dict, ["run.seed=3", "run.seed=4",
                                             'flows.0.cc={ name = "cubic", beta = 0.8 }'])
@@ -77,3 +104,20 @@ def test_unknown_key_is_reported_by_the_schema_under_its_name(example_dict, no_e
     with pytest.raises(ScenarioError) as caught:
         load_scenario(example_dict, ["run.sed=3"])
     assert str(caught.value) == "scenario error: run.sed: unknown key 'sed'; use one of duration, measure_from, seed, sample_interval, record_loss_events, rtt_histogram"
+
+
+def test_cc_name_changes_a_studys_runs_of_that_algorithm_only():
+    # Seed 003's utilisation part: each row runs two high-speed flows of its protocol beside NewReno.
+    from conftest import REPO
+    from cclab.experiment import load_experiment, plan_experiment
+
+    experiment = load_experiment(REPO / "python" / "cclab" / "studies" / "seed003" / "utilisation.toml")
+    plain = plan_experiment(experiment)
+    ns2 = plan_experiment(experiment, overrides=['cc.highspeed={ name = "highspeed", variant = "ns2" }',
+                                                 'cc.aimd={ name = "aimd", variant = "xu2004-ns2" }'])
+    changed = {}
+    for a, b in zip(plain.runs, ns2.runs):
+        pairs = zip(a.run.config["flows"], b.run.config["flows"])
+        changed.setdefault(a.run.params["row"], set()).update(
+            (x["cc"]["name"], y["cc"].get("variant")) for x, y in pairs if x["cc"] != y["cc"])
+    assert changed == {"AIMD": {("aimd", "xu2004-ns2")}, "BIC": set(), "HSTCP": {("highspeed", "ns2")}, "STCP": set()}

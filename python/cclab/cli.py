@@ -93,7 +93,7 @@ def cli() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario value, e.g. --set run.seed=3 --set flows.0.cc=cubic; flows.*.KEY sets "
-                   "every flow's.")
+                   "every flow's; cc.NAME=SPEC runs SPEC wherever algorithm NAME runs.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Write summary.parquet (per flow), timeseries.parquet, queue.parquet, links.parquet, "
                    "link_series.parquet, groups.parquet, connections.parquet and rtt_histogram.parquet (when the "
@@ -323,7 +323,8 @@ def calibrate_command(model: str, direction: str, replications: int, max_evaluat
               show_default=True, help="Folder for the reports (one sub-folder per study).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario value in every run, after the experiments' own (e.g. "
-                   "'network.bottleneck.rate={ trace = \"TRACE.down\" }'); the report goes to a folder of its own.")
+                   "'network.bottleneck.rate={ trace = \"TRACE.down\" }'; 'cc.NAME=SPEC' runs SPEC wherever "
+                   "algorithm NAME runs); the report goes to a folder of its own.")
 @click.option("--write-docs", is_flag=True,
               help="For cclab's own documentation, in a source checkout of cclab: from the full study as stored "
                    "(nothing is computed), keep its values in docs/reproductions/data/ and rewrite the numbers of "

@@ -7,6 +7,9 @@ Missing tables on the way are created, so `network.bottleneck.reverse_queue.size
 without a reverse queue; a misspelt key then fails validation under its own name. `*` in place of a list
 index stands for every entry (`flows.*.recovery=ns2-sack1` sets every flow's; a list that is empty or
 absent takes nothing), so one override fits the scenarios of a whole study, whatever their flow counts.
+`cc.NAME=SPEC` (NAME an algorithm, SPEC a name or a table) runs SPEC in place of every flow and traffic
+entry whose algorithm is NAME, whatever its variant: `cc.highspeed={ name = "highspeed", variant = "ns2" }`
+changes the HighSpeed flows of every run of a study and leaves the others alone.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from typing import Any, Sequence
 from . import _toml
 from .errors import ScenarioError
 
-SET_ACCEPTED = "KEY=VALUE with a dotted key, e.g. run.seed=3, flows.0.cc=cubic or flows.*.cc=cubic"
+SET_ACCEPTED = ("KEY=VALUE with a dotted key, e.g. run.seed=3, flows.0.cc=cubic or flows.*.cc=cubic; "
+                "or cc.NAME=SPEC for every entry running algorithm NAME")
 
 
 def parse_value(text: str) -> Any:
@@ -96,11 +100,38 @@ def _index(part: str, items: list, here: str) -> int:
     return index
 
 
+def substitute_cc(raw: dict, name: str, value: Any) -> None:
+    """`cc.NAME=SPEC`: every `flows` and `traffic` entry whose algorithm is NAME (an alias counts as its
+    algorithm; a traffic entry without `cc` runs newreno) runs SPEC instead, as a whole: the entry's own
+    variant and parameters go with it. An entry running another algorithm is left alone, and so a study
+    whose runs hold no NAME flow takes nothing."""
+    from .engine import algorithm_names, canonical_algorithm
+
+    if name not in algorithm_names():
+        raise ScenarioError(f"cc.{name}", f"{name!r} is not a known algorithm", "one of " + ", ".join(algorithm_names()))
+    target = canonical_algorithm(name)
+    for section, default in (("flows", None), ("traffic", "newreno")):
+        entries = raw.get(section)
+        for entry in entries if isinstance(entries, list) else []:
+            if not isinstance(entry, dict):
+                continue
+            cc = entry.get("cc", default)
+            current = cc.get("name") if isinstance(cc, dict) else cc
+            if isinstance(current, str) and canonical_algorithm(current) == target:
+                entry["cc"] = copy.deepcopy(value)  # each entry its own table
+
+
 def apply_overrides(raw: dict, overrides: Sequence[str]) -> dict:
     """Apply each `KEY=VALUE` in order (later ones win) to `raw`, in place; returns `raw`."""
     if isinstance(overrides, str):  # a lone string would otherwise be applied character by character
         overrides = [overrides]
     for item in overrides:
         parts, value = split_assignment(item)
+        if parts[0] == "cc":
+            if len(parts) != 2:
+                raise ScenarioError("--set", f"{item!r}: an algorithm's runs are changed by cc.NAME=SPEC",
+                                    "cc.NAME=SPEC, e.g. cc.bic=cubic or cc.highspeed={ name = \"highspeed\", variant = \"ns2\" }")
+            substitute_cc(raw, parts[1], value)
+            continue
         set_path(raw, parts, value)
     return raw
