@@ -72,10 +72,6 @@ LAWS = {
 ERROR_SEEDS = 6
 
 
-def side_stamp_kind(side: str) -> str:
-    return "ns2" if side == "ns2" else "cclab"
-
-
 def report(law: Law, cache: dict, markdown: Path | None, stamps: dict[str, tuple[str, str]],
            seeds: int = ERROR_SEEDS) -> None:
     """crosscheck_sack1.py's tables for the law's sides: goodput with the difference from ns-2, the counts,
@@ -103,7 +99,7 @@ def main() -> int:
     if args.cclab is None:
         raise SystemExit("no cclab: run scripts/setup.sh, or give --cclab")
     stamps = {"ns2": (NS2_STAMP, ns2_script_hash(law.script)), "cclab": (ENGINE, engine_fingerprint(args.cclab))}
-    cache = cc.read_sided_cache(csv, stamps, side_stamp_kind, ok_only=True)
+    cache = sack1.read_rows(csv, stamps)
     if not args.report_only:
         if not Path(args.ns).exists():
             raise SystemExit(f"{args.ns} missing: apt-get install ns2")
@@ -117,11 +113,7 @@ def main() -> int:
                 else:
                     spec, recovery, _ = law.sides[side]
                     rows = sack1.run_cclab(args.cclab, cell, recovery, spec)
-                column, current = stamps[side_stamp_kind(side)]
-                rows = [{**r, "key": f"{cell.id}/{side}", "scenario": cell.id, "side": side, column: current,
-                         **cc.stamp()} for r in rows]
-                cc.append_cache(csv, rows, sack1.FIELDS)
-                cache[(cell.id, side)] = rows
+                sack1.keep_rows(csv, cache, cell, side, rows, stamps)
     report(law, cache, args.markdown, stamps, args.error_seeds)
     return 0
 

@@ -179,6 +179,17 @@ def append_rows(path: Path, rows: list[dict]) -> None:
     cc.append_cache(path, rows, FIELDS)
 
 
+def keep_rows(path: Path, cache: dict, cell: Cell, side: str, rows: list[dict],
+              stamps: dict[str, tuple[str, str]]) -> None:
+    """A finished run's rows, keyed and stamped with what made them, appended to the cache file at once
+    (an interrupted run loses at most one simulation) and to `cache`."""
+    column, current = stamps[side_stamp_kind(side)]
+    rows = [{**r, "key": f"{cell.id}/{side}", "scenario": cell.id, "side": side, column: current, **cc.stamp()}
+            for r in rows]
+    append_rows(path, rows)
+    cache[(cell.id, side)] = rows
+
+
 # ------------------------------------------------------------------------------------------ report
 
 def summary(rows: list[dict]) -> dict:
@@ -309,11 +320,7 @@ def main() -> int:
                     continue
                 print(f"{cell.id} {side} ...", file=sys.stderr, flush=True)
                 rows = run_ns2(args.ns, cell) if side == "ns2" else run_cclab(args.cclab, cell, side)
-                column, current = stamps[side_stamp_kind(side)]
-                rows = [{**r, "key": f"{cell.id}/{side}", "scenario": cell.id, "side": side, column: current,
-                         **cc.stamp()} for r in rows]
-                append_rows(args.csv, rows)
-                cache[(cell.id, side)] = rows
+                keep_rows(args.csv, cache, cell, side, rows, stamps)
     report(cache, args.markdown, stamps, args.error_seeds)
     return 0
 

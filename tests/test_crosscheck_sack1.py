@@ -74,3 +74,15 @@ def test_each_side_reads_only_rows_with_its_current_stamp(tmp_path):
     ])
     stamps = {"ns2": (NS2_SCRIPT, "sack1_dumbbell.tcl@new"), "cclab": (ENGINE, "new")}
     assert list(crosscheck_sack1.read_rows(path, stamps)) == [("s", "ns2"), ("s", "sack")]
+
+
+def test_a_finished_run_is_kept_stamped_by_its_side(tmp_path):
+    path, cache = tmp_path / "laws.csv", {}
+    stamps = {"ns2": (NS2_SCRIPT, "hstcp_sack1_dumbbell.tcl@abc"), "cclab": (ENGINE, "e1")}
+    cell = crosscheck_sack1.cells()[0]
+    row = {"flow": 0, "goodput_bps": 1.0, "status": "ok"}
+    crosscheck_sack1.keep_rows(path, cache, cell, "ns2", [row], stamps)
+    crosscheck_sack1.keep_rows(path, cache, cell, "ns2-law", [row], stamps)
+    assert cache[(cell.id, "ns2")][0][NS2_SCRIPT] == "hstcp_sack1_dumbbell.tcl@abc"
+    assert cache[(cell.id, "ns2-law")][0][ENGINE] == "e1"
+    assert set(crosscheck_sack1.read_rows(path, stamps)) == {(cell.id, "ns2"), (cell.id, "ns2-law")}
