@@ -97,9 +97,9 @@ def side_stamp_kind(side: str) -> str:
 
 # ---------------------------------------------------------------------------------------------- runs
 
-def ns2_command(ns: str, cell: Cell, script: Path = SACK1_TCL) -> list[str]:
+def ns2_command(ns: str, cell: Cell, script: Path = SACK1_TCL, extra: tuple[str, ...] = ()) -> list[str]:
     s = cell.scenario
-    return [ns, str(script), f"rate_mbps={s.rate_mbps}", f"delay_ms={s.delay_ms:g}", f"buffer={s.buffer}",
+    return [ns, str(script), *extra, f"rate_mbps={s.rate_mbps}", f"delay_ms={s.delay_ms:g}", f"buffer={s.buffer}",
             f"access_ms={s.access_ms:g}", f"access_mbps={cc.ACCESS_FACTOR * s.rate_mbps}", f"flows={s.flows}",
             f"duration={s.duration}", f"measure_from={s.measure_from}", "seed=1", f"stream={cell.seed}",
             f"payload={cc.PAYLOAD_BYTES}", f"per={cell.loss_rate:g}"]
@@ -111,8 +111,9 @@ def result_rows(flows: list[dict], wall: float) -> list[dict]:
              "status": "ok", "wall_s": f"{wall:.1f}"} for f in flows]
 
 
-def run_ns2(ns: str, cell: Cell, script: Path = SACK1_TCL) -> list[dict]:
-    cmd = ns2_command(ns, cell, script)
+def run_ns2(ns: str, cell: Cell, script: Path = SACK1_TCL, extra: tuple[str, ...] = ()) -> list[dict]:
+    """`extra`: key=value arguments before the cell's (overhead_sack1.tcl's own)."""
+    cmd = ns2_command(ns, cell, script, extra)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -137,7 +138,7 @@ def handshake_ns(s: cc.Scenario, access_ms: float) -> int:
     return round(transmissions * 1e9 + 2 * (s.delay_ms + 2 * access_ms) * 1e6)
 
 
-def cclab_toml(cell: Cell, recovery: str, spec: str = SPEC) -> str:
+def cclab_toml(cell: Cell, recovery: str, spec: str = SPEC, overhead_ns: int = 0) -> str:
     """crosscheck.py's dumbbell (no delayed ACKs, initial window 2, minimum RTO 200 ms: cclab's defaults),
     with the cell's packet error rate on the bottleneck and its seed. cclab has no handshake: each flow
     starts when ns-2's would send its first data packet (`handshake_ns`), which is exact while the flows
@@ -146,13 +147,14 @@ def cclab_toml(cell: Cell, recovery: str, spec: str = SPEC) -> str:
     2204 and 185 Mbit/s started together, 1722 and 651 as ns-2's, to 0.01 %)."""
     s = cell.scenario
     starts = [handshake_ns(s, s.access_ms * (i + 1) / s.flows) for i in range(s.flows)]  # agent_dumbbell.tcl's spread
-    return cc.scenario_toml(s, spec, recovery, starts_ns=starts, loss_rate=cell.loss_rate, seed=cell.seed)
+    return cc.scenario_toml(s, spec, recovery, starts_ns=starts, loss_rate=cell.loss_rate, seed=cell.seed,
+                            overhead_ns=overhead_ns)
 
 
-def run_cclab(exe: str, cell: Cell, recovery: str, spec: str = SPEC) -> list[dict]:
+def run_cclab(exe: str, cell: Cell, recovery: str, spec: str = SPEC, overhead_ns: int = 0) -> list[dict]:
     import json
 
-    toml = cclab_toml(cell, recovery, spec)
+    toml = cclab_toml(cell, recovery, spec, overhead_ns)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cell.toml"
         path.write_text(toml)
