@@ -14,10 +14,12 @@
 //! INFOCOM 2004, seed 003); `xu2004-ns2`, the same law as ns-2.35's Agent/TCP runs it (`windowOption_ 1`
 //! with `increase_num_` 32 and `decrease_num_` 0.875, a/cwnd per ACK), with ns-2's reductions
 //! (`reductions = "ns2"`, `cc/ns2_slowdown.rs`: the connection's first reduction, one in slow start and
-//! every timeout halve). ns-2's growth once per ACK comes with `recovery = "ns2-sack1"`.
+//! every timeout halve) and ns-2's window, a double (`window = "real"`, `cc/ns2_window.rs`: cwnd_ += 32/cwnd_
+//! per new ACK, cuts that keep the fraction). ns-2's growth once per ACK comes with `recovery = "ns2-sack1"`.
 
 use super::common::{Counting, Window, INFINITE_SSTHRESH};
 use super::ns2_slowdown::{Ns2Slowdown, Reductions};
+use super::ns2_window::{Arithmetic, Ns2Window};
 use super::registry::{Algorithm, AlgorithmInfo, ParamDoc};
 use super::{AckSample, AnyCc, CongestionControl, CongestionEvent};
 use crate::config::{err, ConfigError};
@@ -43,6 +45,10 @@ pub struct AimdConfig {
     /// How a loss cuts the window: "standard" (to (1 - b) cwnd at each loss event and the first timeout of
     /// an episode) or "ns2" (ns-2.35's `slowdown`, `cc/ns2_slowdown.rs`).
     pub reductions: Reductions,
+    /// "integer" (whole packets with a counter) or "real" (ns-2.35 Agent/TCP's double cwnd_, opened once per
+    /// new ACK whatever `counting` says; needs reductions = "ns2").
+    #[serde(default)]
+    pub window: Arithmetic,
 }
 
 impl Algorithm for AimdConfig {
@@ -54,21 +60,22 @@ impl Algorithm for AimdConfig {
         variants: &[
             ("reno", "a = 1, b = 0.5: Reno's AIMD (identical to newreno 'linux')"),
             ("xu2004", "a = 32, b = 0.125: the AIMD compared with BIC by Xu, Harfoush, Rhee (INFOCOM 2004)"),
-            ("xu2004-ns2", "xu2004 as ns-2.35's Agent/TCP runs it (increase_num_ 32, decrease_num_ 0.875): ns-2's reductions (first, slow-start and timeout ones halve)"),
+            ("xu2004-ns2", "xu2004 as ns-2.35's Agent/TCP runs it (increase_num_ 32, decrease_num_ 0.875): ns-2's reductions (first, slow-start and timeout ones halve) and its double window"),
         ],
         params: &[
             ParamDoc { name: "a", doc: "additive increase, packets per RTT, > 0 (1)" },
             ParamDoc { name: "b", doc: "decrease fraction: cwnd -> (1 - b) cwnd on loss, 0 < b < 1 (0.5)" },
             ParamDoc { name: "counting", doc: "growth counts 'packets' acknowledged or 'acks'" },
             ParamDoc { name: "reductions", doc: "'standard' ((1 - b) cwnd at each loss) or 'ns2' (ns-2.35's slowdown)" },
+            ParamDoc { name: "window", doc: "'integer' or 'real' (ns-2's double cwnd_, once per ACK; needs reductions = 'ns2')" },
         ],
     };
 
     fn variant(name: &str) -> Option<Self> {
         match name {
-            "reno" => Some(AimdConfig { a: 1.0, b: 0.5, counting: Counting::Packets, reductions: Reductions::Standard }),
-            "xu2004" => Some(AimdConfig { a: 32.0, b: 0.125, counting: Counting::Packets, reductions: Reductions::Standard }),
-            "xu2004-ns2" => Some(AimdConfig { reductions: Reductions::Ns2, ..Self::variant("xu2004")? }),
+            "reno" => Some(AimdConfig { a: 1.0, b: 0.5, counting: Counting::Packets, reductions: Reductions::Standard, window: Arithmetic::Integer }),
+            "xu2004" => Some(AimdConfig { a: 32.0, b: 0.125, counting: Counting::Packets, reductions: Reductions::Standard, window: Arithmetic::Integer }),
+            "xu2004-ns2" => Some(AimdConfig { reductions: Reductions::Ns2, window: Arithmetic::Real, ..Self::variant("xu2004")? }),
             _ => None,
         }
     }
@@ -79,6 +86,9 @@ impl Algorithm for AimdConfig {
         }
         if !(self.b > 0.0 && self.b < 1.0) {
             return Err(err(format!("{field}.b"), "must be in (0, 1)"));
+        }
+        if self.window == Arithmetic::Real && self.reductions != Reductions::Ns2 {
+            return Err(err(format!("{field}.window"), "'real' is ns-2's window, cut by ns-2's slowdown: it needs reductions = 'ns2'"));
         }
         Ok(())
     }
@@ -97,12 +107,29 @@ pub struct Aimd {
     credit: u64,
     /// `reductions = "ns2"`: ns-2's `slowdown` state.
     ns2: Ns2Slowdown,
+    /// `window = "real"`: ns-2's double window, which `win` mirrors in whole packets.
+    real: Option<Ns2Window>,
 }
 
 impl Aimd {
     pub fn new(cfg: AimdConfig, initial_cwnd: u32) -> Self {
         let a = (cfg.a * f64::from(1u32 << A_SHIFT)).round() as u64;
-        Aimd { cfg, win: Window::new(initial_cwnd, INFINITE_SSTHRESH), a, credit: 0, ns2: Ns2Slowdown::new(initial_cwnd) }
+        let real = (cfg.window == Arithmetic::Real).then(|| Ns2Window::new(initial_cwnd, INFINITE_SSTHRESH));
+        Aimd { cfg, win: Window::new(initial_cwnd, INFINITE_SSTHRESH), a, credit: 0, ns2: Ns2Slowdown::new(initial_cwnd), real }
+    }
+
+    /// ns-2's `slowdown` on the double window: a fast retransmit cuts to `decrease_num_` (1 - b) of it, or
+    /// halves (the first reduction, one in slow start); a timeout halves ssthresh and restarts at one.
+    fn real_reduce(&mut self, timeout: bool) {
+        let Some(real) = self.real.as_mut() else { return };
+        let halves = self.ns2.take_first() || real.in_slow_start();
+        if timeout {
+            real.restart();
+        } else {
+            real.cut(1.0 - self.cfg.b, halves);
+        }
+        self.win.cwnd = real.whole();
+        self.win.ssthresh = real.ssthresh();
     }
 
     /// cwnd += a units / cwnd, with Linux `tcp_cong_avoid_ai`'s carry of the remainder.
@@ -139,12 +166,24 @@ impl CongestionControl for Aimd {
     }
 
     fn on_ack(&mut self, s: &AckSample) {
+        if let Some(real) = &mut self.real {
+            // `opencwnd` on every new ACK: `increase_num_` / cwnd_.
+            if s.acked > 0 {
+                let a = self.cfg.a;
+                real.open(|cwnd| a / cwnd);
+                self.win.cwnd = real.whole();
+            }
+            return;
+        }
         if let Some(units) = self.win.slow_start_or_units(self.cfg.counting, s) {
             self.additive_increase(units);
         }
     }
 
     fn on_congestion_event(&mut self, _e: &CongestionEvent) {
+        if self.real.is_some() {
+            return self.real_reduce(false);
+        }
         match self.cfg.reductions {
             Reductions::Standard => {
                 let ssthresh = self.loss_ssthresh();
@@ -156,6 +195,10 @@ impl CongestionControl for Aimd {
     }
 
     fn on_recovery_exit(&mut self, _now: SimTime) {
+        // ns-2's agent leaves cwnd_ where the cut put it.
+        if self.real.is_some() {
+            return;
+        }
         match self.cfg.reductions {
             Reductions::Standard => self.win.exit_recovery(),
             Reductions::Ns2 => self.ns2.exit_recovery(&mut self.win),
@@ -164,6 +207,14 @@ impl CongestionControl for Aimd {
     }
 
     fn on_timeout(&mut self, _now: SimTime, first_in_episode: bool) {
+        if let (Some(real), false) = (&mut self.real, first_in_episode) {
+            real.restart_keeping_ssthresh();
+            self.win.cwnd = real.whole();
+            return;
+        }
+        if self.real.is_some() {
+            return self.real_reduce(true);
+        }
         match (first_in_episode, self.cfg.reductions) {
             (false, _) => self.win.timeout(None),
             (true, Reductions::Standard) => self.win.timeout(Some(self.loss_ssthresh())),
@@ -173,6 +224,9 @@ impl CongestionControl for Aimd {
     }
 
     fn set_cwnd(&mut self, cwnd: u32) {
+        if let Some(real) = &mut self.real {
+            real.set(cwnd);
+        }
         self.win.set_cwnd(cwnd);
     }
 
@@ -190,7 +244,7 @@ mod tests {
     use crate::cc::newreno::{NewReno, NewRenoConfig};
 
     fn aimd(a: f64, b: f64, cwnd: u32) -> Aimd {
-        let mut x = Aimd::new(AimdConfig { a, b, counting: Counting::Packets, reductions: Reductions::Standard }, cwnd);
+        let mut x = Aimd::new(AimdConfig { a, b, counting: Counting::Packets, reductions: Reductions::Standard, window: Default::default() }, cwnd);
         x.win.ssthresh = 2; // start in congestion avoidance
         x
     }
@@ -272,7 +326,7 @@ mod tests {
     fn ack_counting_adds_a_per_ack() {
         // counting = acks at cwnd 100, a = 4: a stretch ACK of 10 packets counts once (+0.04), so 25 ACKs
         // make one packet whatever they cover.
-        let mut x = Aimd::new(AimdConfig { a: 4.0, b: 0.5, counting: Counting::Acks, reductions: Reductions::Standard }, 100);
+        let mut x = Aimd::new(AimdConfig { a: 4.0, b: 0.5, counting: Counting::Acks, reductions: Reductions::Standard, window: Default::default() }, 100);
         x.win.ssthresh = 2;
         for _ in 0..24 {
             x.on_ack(&ack(10));
@@ -294,30 +348,50 @@ mod tests {
 
     #[test]
     fn xu2004_ns2_halves_where_ns2_halves_and_keeps_seven_eighths_elsewhere() {
+        // ns-2's double window: the windows below are set through `set_cwnd`, as whole packets.
         let mut x = Aimd::new(<AimdConfig as Algorithm>::variant("xu2004-ns2").unwrap(), 1000);
-        x.win.ssthresh = 2;
         // The connection's first reduction halves (first_decrease_), the next keeps 0.875 w.
         x.on_congestion_event(&loss());
         assert_eq!((x.cwnd(), x.ssthresh()), (500, 500));
         x.on_recovery_exit(SimTime(0));
-        x.win.cwnd = 1000;
+        x.set_cwnd(1000);
         x.on_congestion_event(&loss());
         assert_eq!((x.cwnd(), x.ssthresh()), (875, 875));
         // A timeout halves ssthresh (xu2004: 875).
-        x.win.cwnd = 1000;
+        x.set_cwnd(1000);
         x.on_timeout(SimTime(0), true);
         assert_eq!((x.cwnd(), x.ssthresh()), (1, 500));
         // So does a loss in slow start (cwnd 300 < ssthresh 500).
-        x.win.cwnd = 300;
+        x.set_cwnd(300);
         x.on_congestion_event(&loss());
         assert_eq!((x.cwnd(), x.ssthresh()), (150, 150));
     }
 
     #[test]
+    fn xu2004_ns2_keeps_the_fraction_of_its_cut_and_adds_32_over_the_double_per_ack() {
+        let mut x = Aimd::new(<AimdConfig as Algorithm>::variant("xu2004-ns2").unwrap(), 1000);
+        x.on_congestion_event(&loss()); // the first reduction, out of the way
+        x.set_cwnd(1001);
+        x.on_congestion_event(&loss());
+        // 0.875 x 1001 = 875.875: 875 packets, and the fourth ACK (+32/875.9 each) reaches 876.
+        assert_eq!((x.cwnd(), x.ssthresh()), (875, 875));
+        x.on_recovery_exit(SimTime(0));
+        for _ in 0..3 {
+            x.on_ack(&ack(1));
+        }
+        assert_eq!(x.cwnd(), 875);
+        x.on_ack(&ack(1));
+        assert_eq!(x.cwnd(), 876);
+        // 'real' needs ns-2's reductions.
+        let bad = AimdConfig { window: Arithmetic::Real, ..<AimdConfig as Algorithm>::variant("xu2004").unwrap() };
+        assert!(bad.validate("cc").unwrap_err().to_string().contains("cc.window"));
+    }
+
+    #[test]
     fn parameters_are_range_checked() {
-        let bad_a = AimdConfig { a: 0.0, b: 0.5, counting: Counting::Packets, reductions: Reductions::Standard };
+        let bad_a = AimdConfig { a: 0.0, b: 0.5, counting: Counting::Packets, reductions: Reductions::Standard, window: Default::default() };
         assert_eq!(bad_a.validate("cc").unwrap_err().field, "cc.a");
-        let bad_b = AimdConfig { a: 1.0, b: 1.0, counting: Counting::Packets, reductions: Reductions::Standard };
+        let bad_b = AimdConfig { a: 1.0, b: 1.0, counting: Counting::Packets, reductions: Reductions::Standard, window: Default::default() };
         assert_eq!(bad_b.validate("cc").unwrap_err().field, "cc.b");
     }
 }

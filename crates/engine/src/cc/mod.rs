@@ -16,6 +16,7 @@ pub mod htcp;
 pub mod hystart;
 pub mod newreno;
 pub mod ns2_slowdown;
+pub mod ns2_window;
 pub mod registry;
 pub mod scalable;
 pub mod vegas;

@@ -50,19 +50,27 @@ impl Ns2Slowdown {
         let half = u64::from(win.cwnd) / 2;
         let halves = self.first || win.cwnd < win.ssthresh;
         self.first = false;
-        let ssthresh = if halves || timeout { half } else { decreased };
+        // Both are at most cwnd, a u32: the law keeps part of the window.
+        debug_assert!(decreased <= u64::from(win.cwnd));
+        let ssthresh = if halves || timeout { half } else { decreased } as u32;
         if timeout {
-            win.timeout(Some(ssthresh.min(u64::from(u32::MAX)) as u32));
+            win.timeout(Some(ssthresh));
         } else {
-            let cwnd = if halves || decrease_half { half } else { decreased };
-            win.reduce_to(ssthresh.min(u64::from(u32::MAX)) as u32);
-            win.cwnd = cwnd.clamp(1, u64::from(u32::MAX)) as u32;
+            let cwnd = if halves || decrease_half { half } else { decreased } as u32;
+            win.reduce_to(ssthresh);
+            win.cwnd = cwnd.max(1);
         }
         self.cwnd = win.cwnd;
     }
 
     /// Recovery is over: the window the reduction set (under `ns2-sack1` the algorithm's window has not
     /// moved since; under rules that move it during recovery, this deflates to it).
+    /// Whether this is the connection's first reduction (`first_decrease_`), which every reduction ends:
+    /// for a window kept as ns-2's double (`cc/ns2_window.rs`), which does the rest of `slowdown` itself.
+    pub fn take_first(&mut self) -> bool {
+        std::mem::replace(&mut self.first, false)
+    }
+
     pub fn exit_recovery(&self, win: &mut Window) {
         win.set_cwnd(self.cwnd);
     }

@@ -35,7 +35,7 @@ fn sender_keeping(recovery: Recovery, initial_cwnd: u32, record_loss_events: boo
         record_loss_events,
         rtt_histogram,
     };
-    Sender::new(cfg, NewReno::new(NewRenoConfig { counting: Counting::Packets }, initial_cwnd).into())
+    Sender::new(cfg, NewReno::new(NewRenoConfig { counting: Counting::Packets, window: Default::default() }, initial_cwnd).into())
 }
 
 fn ms(v: u64) -> SimTime {
@@ -528,7 +528,7 @@ fn an_ecn_echo_halves_the_window_once_per_window_and_the_next_new_segment_carrie
             record_loss_events: false,
             rtt_histogram: false,
         },
-        NewReno::new(NewRenoConfig { counting: Counting::Packets }, 10).into(),
+        NewReno::new(NewRenoConfig { counting: Counting::Packets, window: Default::default() }, 10).into(),
     );
     let mut out = vec![];
     s.start(SimTime(0), &mut out);
@@ -691,7 +691,7 @@ fn windowed_sender(initial_cwnd: u32, rwnd: u64, cwnd_clamp: Option<u32>) -> Sen
         record_loss_events: false,
         rtt_histogram: false,
     };
-    Sender::new(cfg, NewReno::new(NewRenoConfig { counting: Counting::Packets }, initial_cwnd).into())
+    Sender::new(cfg, NewReno::new(NewRenoConfig { counting: Counting::Packets, window: Default::default() }, initial_cwnd).into())
 }
 
 #[test]

@@ -148,7 +148,7 @@ mod tests {
     use crate::time::SimTime;
 
     fn reno() -> NewReno {
-        NewReno::new(NewRenoConfig { counting: Counting::Packets }, 10)
+        NewReno::new(NewRenoConfig { counting: Counting::Packets, window: Default::default() }, 10)
     }
     fn ack(acked: u32) -> AckEvent {
         AckEvent { acked, duplicate: acked == 0, prior_sacked: 0, retransmitted_acked: false }

@@ -259,7 +259,7 @@ mod tests {
         // F-RTO read the entry ACK, so `mark_losses` never ran: no pending delivery. The entry counts as
         // delivering nothing, and the floor of 1 opens the window to pipe + 1 = 41 at once.
         let mut rule = Prr::new(Bound::Linux);
-        let mut cc = NewReno::new(NewRenoConfig { counting: Counting::Packets }, 10);
+        let mut cc = NewReno::new(NewRenoConfig { counting: Counting::Packets, window: Default::default() }, 10);
         rule.on_enter(&mut cc, &mut Scoreboard::new(), 80);
         assert_eq!(rule.window_for_sending(40, 40), 41);
         assert_eq!((rule.prr_delivered, rule.prr_out), (0, 0));
