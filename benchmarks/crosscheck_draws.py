@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Cross-check, draw by draw: one of crosscheck_laws.py's cells run many times on each side, for cells
-whose single runs are chaotic.
+"""Cross-check, draw by draw: one of crosscheck_sack1.py's cells, with one of crosscheck_laws.py's laws or
+Reno's window, run many times on each side, for cells whose single runs are chaotic.
 
 A deterministic run is one draw of such a cell: with AIMD(32, 0.125) on 2 flows and a 17-packet buffer,
 moving one access link by a microsecond moves ns-2's goodput between 78 and 92 Mbit/s. This script runs
@@ -11,10 +11,13 @@ and cclab's seed k, cclab's `overhead_model = "delayed-send"`), which breaks the
 deterministic run.
 
     python3 benchmarks/crosscheck_draws.py --law aimd --draws 10 --overhead-us 100 --duration 30
+    python3 benchmarks/crosscheck_draws.py --law reno --cell f4-r100-rtt20-b0.1-d200m100 \
+        --sides ns2-sack1,ns2-agent --overhead-us 100 --duration 60
 
 Prints, per side: total goodput, mean and standard deviation over the draws; timeouts, median and range;
 and in how many draws one flow was locked out (under 5 % of the total goodput). Nothing is cached (a
-2-flow cell of 30 s takes about 1 s a side). See docs/validation.md, "Window laws against ns-2.35's own".
+2-flow cell of 30 s takes about 1 s a side). See docs/validation.md, "Window laws against ns-2.35's own" and
+"cclab's recovery rules against ns-2.35's Sack1 agent".
 """
 
 from __future__ import annotations
@@ -32,6 +35,10 @@ import crosscheck_laws as laws  # noqa: E402
 import crosscheck_sack1 as sack1  # noqa: E402
 
 OVERHEAD_TCL = HERE / "ns2" / "overhead_sack1.tcl"
+# crosscheck_laws.py's laws, and Reno's window as crosscheck_sack1.py runs it (its recovery rules as sides)
+LAWS = {**laws.LAWS, "reno": laws.Law("ns-2 Sack1, Reno's window", sack1.SACK1_TCL, sack1.CSV_PATH,
+                                      {side: (spec, rule, f"{spec} under `{rule}`")
+                                       for side, (rule, spec) in sack1.CCLAB_SIDES.items()})}
 DEFAULT_CELL = "f2-r100-rtt20-b0.1-d200m100"
 LOCKED_OUT = 0.05   # a flow with less than this share of the total goodput
 
@@ -47,6 +54,8 @@ def draw_cells(base: sack1.Cell, draws: int, shift_us: float, duration: int | No
 
 
 def run_side(args, law: laws.Law, side: str, cell: sack1.Cell) -> list[dict]:
+    """One draw of the cell on one side: ns-2 with the law's script (through overhead_sack1.tcl when there
+    is a wait), or cclab with the side's variant and rule."""
     overhead_us = args.overhead_us
     if side == "ns2":
         if not overhead_us:
@@ -71,7 +80,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ns", default=sack1.DEFAULT_NS, help="ns-2.35 (Debian's)")
     ap.add_argument("--cclab", default=cc.cclab_exe(), help="the cclab executable (default: the .venv's)")
-    ap.add_argument("--law", choices=sorted(laws.LAWS), required=True, help="the window law on both sides")
+    ap.add_argument("--law", choices=sorted(LAWS), required=True,
+                    help="the window law on both sides (reno: crosscheck_sack1.py's, its recovery rules as sides)")
     ap.add_argument("--cell", default=DEFAULT_CELL, help=f"a cell of crosscheck_sack1.py (default {DEFAULT_CELL})")
     ap.add_argument("--sides", help="cclab sides of the law to run (default: all)")
     ap.add_argument("--draws", type=int, default=10, help="draws a side (default 10)")
@@ -89,7 +99,7 @@ def main() -> int:
         raise SystemExit("no cclab: run scripts/setup.sh, or give --cclab")
     if not Path(args.ns).exists():
         raise SystemExit(f"{args.ns} missing: apt-get install ns2")
-    law = laws.LAWS[args.law]
+    law = LAWS[args.law]
     base = {c.id: c for c in sack1.cells()}.get(args.cell)
     if base is None:
         raise SystemExit(f"unknown --cell {args.cell!r}; cells: {', '.join(c.id for c in sack1.cells())}")

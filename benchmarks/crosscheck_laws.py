@@ -63,7 +63,7 @@ LAWS = {
                 HERE / "crosscheck-aimd.csv", {
         "seed003": (AIMD, "sack", "`xu2004` under `sack`: seed 003 as it runs"),
         "xu2004": (AIMD, "ns2-sack1", "`xu2004` (every reduction keeps 0.875 w) under `ns2-sack1`"),
-        "ns2-law": (AIMD_NS2, "ns2-sack1", "`xu2004-ns2` (ns-2's reductions) under `ns2-sack1`"),
+        "ns2-law": (AIMD_NS2, "ns2-sack1", "`xu2004-ns2` (ns-2's reductions and its double window) under `ns2-sack1`"),
         "ns2-law-under-sack": (AIMD_NS2, "sack", "`xu2004-ns2` under `sack` (seed 003's recovery)"),
     }),
 }

@@ -10,7 +10,8 @@ newreno in its `linux-2.6.22` variant (growth counts ACKs, as ns-2's does).
 The scenarios are crosscheck.py's dumbbells (access links at 10x the bottleneck, 2.5 ms each side, spread
 over [2.5/N, 2.5] ms with N flows; DropTail; 1500-byte packets; one ACK per packet, SACK with 3 blocks),
 run by benchmarks/ns2/sack1_dumbbell.tcl on Debian's /usr/bin/ns and by `cclab run` under each rule of
-RECOVERY_RULES on the other side.
+RECOVERY_RULES on the other side; and once more as ns-2's agent whole (side `ns2-agent`): `ns2-sack1` with
+newreno `ns2`, ns-2's own window (a double, +1/cwnd per new ACK, slow start while cwnd < ssthresh).
 
     python3 benchmarks/crosscheck_sack1.py                     # runs what is missing or stale, prints the tables
     python3 benchmarks/crosscheck_sack1.py --report-only --markdown out.md
@@ -47,7 +48,11 @@ SPEC = '{ name = "newreno", variant = "linux-2.6.22" }'
 # cclab's flows.N.recovery values compared: RFC 6675, RFC 6582, ns-2 TCP-Linux's rule, PRR (Linux 4.3 on),
 # ns-2's Sack1 (the agent on the other side, as cclab models its recovery)
 RECOVERY_RULES = ["sack", "newreno", "linux-2.6", "prr", "ns2-sack1"]
-SIDES = ["ns2", *RECOVERY_RULES]
+# ns-2's agent as cclab models it whole: Sack1's recovery and timer with ns-2's own window arithmetic
+NS2_SPEC = '{ name = "newreno", variant = "ns2" }'
+# cclab's sides: label -> (recovery rule, cc spec)
+CCLAB_SIDES = {**{rule: (rule, SPEC) for rule in RECOVERY_RULES}, "ns2-agent": ("ns2-sack1", NS2_SPEC)}
+SIDES = ["ns2", *CCLAB_SIDES]
 
 FIELDS = ["key", "scenario", "side", "flow", "goodput_bps", "loss_events", "timeouts", "retransmissions",
           "packets_sent", "status", "wall_s", "date", "host", ENGINE, NS2_STAMP]
@@ -223,9 +228,9 @@ def thousands(n: int) -> str:
 def seeds_table(cache: dict, seeds: int, sides: list[str] | None = None, names: list[str] | None = None) -> list[str]:
     """The cells with packet errors over seeds 1 .. `seeds` a side: mean goodput ± standard deviation and the
     difference of the means from the first side's (ns-2); a side with fewer seeds cached says how many.
-    `sides` are the cache's side labels, `names` their column heads (default: ns-2 and RECOVERY_RULES)."""
+    `sides` are the cache's side labels, `names` their column heads (default: ns-2 and CCLAB_SIDES)."""
     sides = sides or SIDES
-    names = names or ["ns-2 Sack1", *[f"`{r}`" for r in RECOVERY_RULES]]
+    names = names or side_names()
     rows = []
     for cell in (c for c in cells() if c.loss_rate):
         runs = [cell] + [c for c in seed_cells(seeds) if c.scenario == cell.scenario and c.loss_rate == cell.loss_rate]
@@ -288,8 +293,13 @@ def print_report(preamble: list[str], cache: dict, sides: list[str], names: list
 def report(cache: dict, markdown: Path | None, stamps: dict[str, tuple[str, str]], seeds: int = ERROR_SEEDS) -> None:
     """Goodput of ns-2 and of each rule with the difference from ns-2, then the counts side by side, then the
     cells with packet errors over their seeds."""
-    preamble = [f"ns-2: {stamps['ns2'][1]}; cclab: engine {stamps['cclab'][1]}, cc = {SPEC}", ""]
-    print_report(preamble, cache, SIDES, ["ns-2 Sack1", *[f"`{r}`" for r in RECOVERY_RULES]], seeds, markdown)
+    preamble = [f"ns-2: {stamps['ns2'][1]}; cclab: engine {stamps['cclab'][1]}, cc = {SPEC} "
+                f"(`ns2-agent`: {NS2_SPEC} under `ns2-sack1`)", ""]
+    print_report(preamble, cache, SIDES, side_names(), seeds, markdown)
+
+
+def side_names() -> list[str]:
+    return ["ns-2 Sack1", *[f"`{side}`" for side in CCLAB_SIDES]]
 
 
 def main() -> int:
@@ -321,7 +331,7 @@ def main() -> int:
                 if (cell.id, side) in cache:
                     continue
                 print(f"{cell.id} {side} ...", file=sys.stderr, flush=True)
-                rows = run_ns2(args.ns, cell) if side == "ns2" else run_cclab(args.cclab, cell, side)
+                rows = run_ns2(args.ns, cell) if side == "ns2" else run_cclab(args.cclab, cell, *CCLAB_SIDES[side])
                 keep_rows(args.csv, cache, cell, side, rows, stamps)
     report(cache, args.markdown, stamps, args.error_seeds)
     return 0

@@ -77,3 +77,11 @@ def test_the_ns2_wrapper_passes_the_other_keys_through_and_sets_the_wait():
     wrapper = crosscheck_draws.OVERHEAD_TCL
     assert flows(wrapper, ("script=aimd_sack1_dumbbell.tcl", "overhead_us=0")) == direct
     assert flows(wrapper, ("script=aimd_sack1_dumbbell.tcl", "overhead_us=100")) != direct
+
+
+def test_renos_sides_are_crosscheck_sack1s_with_their_rule_and_window():
+    reno = crosscheck_draws.LAWS["reno"]
+    assert reno.script == crosscheck_sack1.SACK1_TCL
+    assert {side: (spec, rule) for side, (spec, rule, _) in reno.sides.items()} == {
+        side: (spec, rule) for side, (rule, spec) in crosscheck_sack1.CCLAB_SIDES.items()}
+    assert set(crosscheck_draws.LAWS) == {"aimd", "hstcp", "reno"}

@@ -86,3 +86,17 @@ def test_a_finished_run_is_kept_stamped_by_its_side(tmp_path):
     assert cache[(cell.id, "ns2")][0][NS2_SCRIPT] == "hstcp_sack1_dumbbell.tcl@abc"
     assert cache[(cell.id, "ns2-law")][0][ENGINE] == "e1"
     assert set(crosscheck_sack1.read_rows(path, stamps)) == {(cell.id, "ns2"), (cell.id, "ns2-law")}
+
+
+def test_the_ns2_agent_side_runs_ns2s_window_under_the_sack1_rule_and_the_rules_keep_linuxs():
+    import tomllib
+
+    from cclab.scenario import load_scenario
+
+    sides = crosscheck_sack1.CCLAB_SIDES
+    assert crosscheck_sack1.SIDES == ["ns2", *crosscheck_sack1.RECOVERY_RULES, "ns2-agent"]
+    assert {sides[rule] for rule in crosscheck_sack1.RECOVERY_RULES} == {
+        (rule, crosscheck_sack1.SPEC) for rule in crosscheck_sack1.RECOVERY_RULES}
+    cell = crosscheck_sack1.cells()[8]  # 4 flows on 17 packets
+    flows = load_scenario(tomllib.loads(crosscheck_sack1.cclab_toml(cell, *sides["ns2-agent"]))).to_engine_config()["flows"]
+    assert {(f["recovery"], f["cc"]["name"], f["cc"]["variant"]) for f in flows} == {("ns2-sack1", "newreno", "ns2")}
