@@ -49,7 +49,7 @@ def problem(override: str) -> str:
      "scenario error: flows.0.cc.hystart: 1 is not true or false; use true or false"),
     # A name the engine does not list for the algorithm (before: the engine's refusal at the run).
     ('flows.0.cc={ name = "reno", beta = 0.5 }',
-     "scenario error: flows.0.cc.beta: unknown parameter 'beta' of newreno; use one of name, variant, counting "
+     "scenario error: flows.0.cc.beta: unknown parameter 'beta' of newreno; use one of name, variant, counting, window "
      "(`cclab algorithms newreno`)"),
 ])
 def test_a_parameter_of_the_wrong_type_is_named(override, expected):
