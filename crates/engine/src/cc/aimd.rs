@@ -118,18 +118,13 @@ impl Aimd {
         Aimd { cfg, win: Window::new(initial_cwnd, INFINITE_SSTHRESH), a, credit: 0, ns2: Ns2Slowdown::new(initial_cwnd), real }
     }
 
-    /// ns-2's `slowdown` on the double window: a fast retransmit cuts to `decrease_num_` (1 - b) of it, or
-    /// halves (the first reduction, one in slow start); a timeout halves ssthresh and restarts at one.
-    fn real_reduce(&mut self, timeout: bool) {
+    /// ns-2's `slowdown` for a fast retransmit on the double window: a cut to `decrease_num_` (1 - b) of
+    /// it, or a halving (the connection's first reduction, one in slow start).
+    fn real_cut(&mut self) {
         let Some(real) = self.real.as_mut() else { return };
         let halves = self.ns2.take_first() || real.in_slow_start();
-        if timeout {
-            real.restart();
-        } else {
-            real.cut(1.0 - self.cfg.b, halves);
-        }
-        self.win.cwnd = real.whole();
-        self.win.ssthresh = real.ssthresh();
+        real.cut(1.0 - self.cfg.b, halves);
+        real.mirror(&mut self.win);
     }
 
     /// cwnd += a units / cwnd, with Linux `tcp_cong_avoid_ai`'s carry of the remainder.
@@ -171,7 +166,7 @@ impl CongestionControl for Aimd {
             if s.acked > 0 {
                 let a = self.cfg.a;
                 real.open(|cwnd| a / cwnd);
-                self.win.cwnd = real.whole();
+                real.mirror(&mut self.win);
             }
             return;
         }
@@ -182,7 +177,7 @@ impl CongestionControl for Aimd {
 
     fn on_congestion_event(&mut self, _e: &CongestionEvent) {
         if self.real.is_some() {
-            return self.real_reduce(false);
+            return self.real_cut();
         }
         match self.cfg.reductions {
             Reductions::Standard => {
@@ -207,13 +202,17 @@ impl CongestionControl for Aimd {
     }
 
     fn on_timeout(&mut self, _now: SimTime, first_in_episode: bool) {
-        if let (Some(real), false) = (&mut self.real, first_in_episode) {
-            real.restart_keeping_ssthresh();
-            self.win.cwnd = real.whole();
+        // ns-2's `slowdown` at a timeout halves ssthresh and restarts at one (and ends the first
+        // reduction); a repeated timeout under a rule that keeps ssthresh only restarts.
+        if let Some(real) = &mut self.real {
+            if first_in_episode {
+                self.ns2.take_first();
+                real.restart();
+            } else {
+                real.restart_keeping_ssthresh();
+            }
+            real.mirror(&mut self.win);
             return;
-        }
-        if self.real.is_some() {
-            return self.real_reduce(true);
         }
         match (first_in_episode, self.cfg.reductions) {
             (false, _) => self.win.timeout(None),

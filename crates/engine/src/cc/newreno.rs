@@ -83,14 +83,6 @@ impl NewRenoConfig {
 }
 
 impl NewReno {
-    /// `win` mirrors ns-2's window (whole packets, ssthresh) so that `cwnd()` and `ssthresh()` read one field.
-    fn sync_from_real(&mut self) {
-        if let Some(real) = &self.ns2 {
-            self.win.cwnd = real.whole();
-            self.win.ssthresh = real.ssthresh();
-        }
-    }
-
     pub fn new(cfg: NewRenoConfig, initial_cwnd: u32) -> Self {
         let ns2 = (cfg.window == Arithmetic::Real).then(|| Ns2Window::new(initial_cwnd, INFINITE_SSTHRESH));
         NewReno { cfg, win: Window::new(initial_cwnd, INFINITE_SSTHRESH), ns2 }
@@ -108,7 +100,7 @@ impl CongestionControl for NewReno {
             // was used.
             if s.acked > 0 {
                 real.open(|cwnd| 1.0 / cwnd);
-                self.win.cwnd = real.whole();
+                real.mirror(&mut self.win);
             }
             return;
         }
@@ -121,7 +113,7 @@ impl CongestionControl for NewReno {
     fn on_congestion_event(&mut self, _e: &CongestionEvent) {
         if let Some(real) = &mut self.ns2 {
             real.halve();
-            self.sync_from_real();
+            real.mirror(&mut self.win);
             return;
         }
         self.win.reduce_to(self.win.cwnd / 2);
@@ -141,7 +133,7 @@ impl CongestionControl for NewReno {
             } else {
                 real.restart_keeping_ssthresh();
             }
-            self.sync_from_real();
+            real.mirror(&mut self.win);
             return;
         }
         let ssthresh = first_in_episode.then_some((self.win.cwnd / 2).max(2));

@@ -63,14 +63,14 @@ impl Ns2Slowdown {
         self.cwnd = win.cwnd;
     }
 
-    /// Recovery is over: the window the reduction set (under `ns2-sack1` the algorithm's window has not
-    /// moved since; under rules that move it during recovery, this deflates to it).
     /// Whether this is the connection's first reduction (`first_decrease_`), which every reduction ends:
     /// for a window kept as ns-2's double (`cc/ns2_window.rs`), which does the rest of `slowdown` itself.
     pub fn take_first(&mut self) -> bool {
         std::mem::replace(&mut self.first, false)
     }
 
+    /// Recovery is over: the window the reduction set (under `ns2-sack1` the algorithm's window has not
+    /// moved since; under rules that move it during recovery, this deflates to it).
     pub fn exit_recovery(&self, win: &mut Window) {
         win.set_cwnd(self.cwnd);
     }

@@ -18,6 +18,7 @@
 //! IEEE double arithmetic (one division or halving per step, no library functions), so the same on
 //! every machine. Used by `newreno` variant `ns2` and `aimd` variant `xu2004-ns2` (`window = "real"`).
 
+use crate::cc::common::Window;
 use serde::{Deserialize, Serialize};
 
 /// How an algorithm keeps its window: Linux's whole packets with a growth counter, or ns-2's double.
@@ -53,6 +54,14 @@ impl Ns2Window {
 
     pub fn ssthresh(&self) -> u32 {
         self.ssthresh
+    }
+
+    /// Copy the window into the whole-packet `Window` an algorithm answers from, so that its `cwnd()` and
+    /// `ssthresh()` read one field whichever arithmetic it keeps.
+    #[inline(always)]
+    pub fn mirror(&self, win: &mut Window) {
+        win.cwnd = self.whole();
+        win.ssthresh = self.ssthresh;
     }
 
     /// The double itself, for tests and readings.

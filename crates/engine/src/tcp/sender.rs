@@ -117,6 +117,8 @@ pub struct Sender {
     window_is_cwnd: bool,
     /// The rule credits growth once per ACK (`LossRecovery::grows_once_per_ack`).
     grows_once_per_ack: bool,
+    /// A duplicate ACK below the threshold sends one new packet, at once (`LossRecovery::sends_one_per_early_dupack`).
+    sends_one_per_early_dupack: bool,
     sb: Scoreboard,
     rtt: RttEstimator,
     /// `linux-2.6` and `ns2-sack1` modes: ns-2's retransmission timer, which then replaces `rtt`'s RTO (RTT
@@ -178,6 +180,7 @@ impl Sender {
             }),
             window_is_cwnd: recovery.sends_within_cwnd(),
             grows_once_per_ack: recovery.grows_once_per_ack(),
+            sends_one_per_early_dupack: recovery.sends_one_per_early_dupack(),
             recovery,
             // A rate of 0 paces as 1 bit/s (`bps.max(1)` in `send_what_is_allowed`).
             pacing_gap: (0, Rate::from_bps(1).tx_time(cfg.packet_size)),
@@ -492,7 +495,35 @@ impl Sender {
             }
         }
 
+        // Still Open after a duplicate ACK: it was the first or second.
+        if duplicate && self.state == CaState::Open && self.sends_one_per_early_dupack {
+            self.send_one(now, out);
+            return;
+        }
         self.send_what_is_allowed(now, out);
+    }
+
+    /// ns-2's `send_one` (`tcp/tcp.cc`), limited transmit as its agents do it: one new packet if fewer than
+    /// cwnd + dupacks are outstanding, sent at once, past the delayed send (`output` directly). Nothing
+    /// else leaves on that ACK, and no delayed send is armed: `send_much` runs only while no duplicate
+    /// ACK is counted. A paced sender (ns-2 has none) takes the ordinary send path instead.
+    #[inline(never)]
+    fn send_one(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if !self.started {
+            return;
+        }
+        let paced = self.cc.pacing_rate_bps().is_some() || self.burst.is_some();
+        if paced {
+            self.send_what_is_allowed(now, out);
+            return;
+        }
+        let allowed = self.cc.cwnd().saturating_add(self.dupacks);
+        if self.sb.packets_out() < allowed && self.may_send_new(now) {
+            self.send_new(now, out);
+        }
+        if self.rto_deadline.is_none() && self.sb.packets_out() > 0 {
+            self.rto_deadline = Some(now + self.rto());
+        }
     }
 
     /// The receiver echoed a CE mark (RFC 3168 section 6.1.2): outside loss recovery, and at most once per

@@ -432,14 +432,15 @@ fn ns2_sack1_mode_times_one_new_segment_per_round_trip_in_ten_ms_ticks() {
 
 #[test]
 fn ns2_sack1_goes_back_n_after_a_timeout() {
-    // IW 4: 0..3 out. 0 and 1 are lost; the SACK of 2-3 lets 4 and 5 out.
+    // IW 4: 0..3 out. 0 and 1 are lost; one duplicate ACK SACKs 2-3. Sack1's limited transmit sends one
+    // new packet (`send_one`: fewer than cwnd + dupacks = 5 outstanding); RFC 6675 sends two (pipe 2).
     let mut s = sender(Recovery::Ns2Sack1, 4);
     let mut rfc = sender(Recovery::Sack, 4);
-    for x in [&mut s, &mut rfc] {
-        start(x);
-        assert_eq!(feed(x, ms(100), ack(0, &[(2, 4)], false)), vec![(4, false), (5, false)]);
-    }
-    // No sample yet: the timeout comes at 3 s. Sack1 clears its scoreboard: 0..5 are all due again, in
+    start(&mut s);
+    start(&mut rfc);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(2, 4)], false)), vec![(4, false)]);
+    assert_eq!(feed(&mut rfc, ms(100), ack(0, &[(2, 4)], false)), vec![(4, false), (5, false)]);
+    // No sample yet: the timeout comes at 3 s. Sack1 clears its scoreboard: 0..4 are all due again, in
     // order, and cwnd 1 sends 0. (The default sender's RFC 6298 timer fires at 1 s; it keeps the SACKs.)
     let mut out = vec![];
     s.on_timer(ms(3000), &mut out);
@@ -447,14 +448,14 @@ fn ns2_sack1_goes_back_n_after_a_timeout() {
     out.clear();
     rfc.on_timer(ms(1000), &mut out);
     assert_eq!(emitted(&out), vec![(0, true)]);
-    // 0 arrives: cwnd 2. Sack1 sends 1, then 2, which the receiver holds (its SACK of 2-5 is not read);
+    // 0 arrives: cwnd 2. Sack1 sends 1, then 2, which the receiver holds (its SACK of 2-4 is not read);
     // RFC 6675 sends 1 and new data.
-    assert_eq!(feed(&mut s, ms(3100), ack(1, &[(2, 6)], false)), vec![(1, true), (2, true)]);
+    assert_eq!(feed(&mut s, ms(3100), ack(1, &[(2, 5)], false)), vec![(1, true), (2, true)]);
     assert_eq!(feed(&mut rfc, ms(1100), ack(1, &[(2, 6)], false)), vec![(1, true), (6, false)]);
     // A duplicate ACK sends nothing under go-back-N.
-    assert_eq!(feed(&mut s, ms(3101), ack(1, &[(2, 6)], false)), vec![]);
+    assert_eq!(feed(&mut s, ms(3101), ack(1, &[(2, 5)], false)), vec![]);
     // 1 arrives: the cumulative ACK passes everything, the Loss state ends, and SACK blocks are read again.
-    feed(&mut s, ms(3200), ack(6, &[], false));
+    feed(&mut s, ms(3200), ack(5, &[], false));
     assert_eq!(s.state(), CaState::Open);
     assert_eq!(s.counters().timeouts, 1);
 }
@@ -473,6 +474,41 @@ fn ns2_sack1_grows_once_per_ack_whatever_the_ack_covers() {
     feed(&mut s, ms(200), ack(5, &[], false));
     feed(&mut rfc, ms(200), ack(5, &[], false));
     assert_eq!((s.cc().cwnd(), rfc.cc().cwnd()), (6, 9));
+}
+
+#[test]
+fn ns2_sack1_limited_transmit_sends_one_packet_for_a_duplicate_ack_however_much_it_sacks() {
+    // IW 10: 0..9 out, 0 lost. The first duplicate ACK SACKs 1-2 (a delayed ACK, say): the pipe falls to
+    // 8, and an RFC 6675 sender sends two; ns-2's `send_one` sends one (fewer than cwnd 10 + dupacks 1
+    // outstanding), and `send_much` does not run while a duplicate ACK is counted.
+    let mut s = sender(Recovery::Ns2Sack1, 10);
+    let mut rfc = sender(Recovery::Sack, 10);
+    start(&mut s);
+    start(&mut rfc);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 3)], false)), vec![(10, false)]);
+    assert_eq!(feed(&mut rfc, ms(100), ack(0, &[(1, 3)], false)), vec![(10, false), (11, false)]);
+    // The second: 11 outstanding < 10 + 2, one more. The third starts recovery.
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 5)], false)), vec![(11, false)]);
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 6)], false)), vec![(0, true)]);
+    assert_eq!(s.state(), CaState::Recovery);
+}
+
+#[test]
+fn ns2_sack1_limited_transmit_passes_the_delayed_send() {
+    // ns-2's `send_one` calls `output` itself: with `overhead_` the packet leaves at the duplicate ACK,
+    // not at the delayed-send timer, and no timer is armed for the ACK. IW 10: 0..9 out at the timer.
+    let mut s = delayed_sender(Recovery::Ns2Sack1, 10, 8_000);
+    start(&mut s);
+    fire_timer(&mut s);
+    let rto = s.timer_deadline().expect("the retransmission timer");
+    assert_eq!(feed(&mut s, ms(100), ack(0, &[(1, 2)], false)), vec![(10, false)]);
+    assert_eq!(s.timer_deadline(), Some(rto), "no delayed send armed");
+    assert_eq!(feed(&mut s, ms(100) + SimDuration(100), ack(0, &[(1, 3)], false)), vec![(11, false)]);
+    // A new ACK is a sending opportunity again, through the delayed send: nothing leaves at once. At the
+    // timer, cwnd 11 (once per ACK) with 3..11 outstanding: two more.
+    assert_eq!(feed(&mut s, ms(101), ack(3, &[], false)), vec![]);
+    let (_, sent) = fire_timer(&mut s);
+    assert_eq!(sent, vec![(12, false), (13, false)]);
 }
 
 #[test]

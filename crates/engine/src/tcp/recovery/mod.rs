@@ -137,6 +137,15 @@ pub trait LossRecovery: Send {
         false
     }
 
+    /// Whether a duplicate ACK below the threshold, in the Open state, sends exactly the one new packet that
+    /// limited transmit allows, at once and past ns-2's delayed send, and nothing else: ns-2's agents call
+    /// `send_one` there and skip `send_much` while a duplicate ACK is counted. Otherwise the ACK is a
+    /// sending opportunity like any other (RFC 3042's limited transmit then follows from pipe < cwnd).
+    /// Read once.
+    fn sends_one_per_early_dupack(&self) -> bool {
+        false
+    }
+
     /// Whether the window for sending is always cwnd (`window_for_sending` and `window_after_sending`
     /// keep their defaults): the sender then asks neither, two calls per packet sent. Read once.
     fn sends_within_cwnd(&self) -> bool {
@@ -227,6 +236,9 @@ impl LossRecovery for AnyRule {
     }
     fn grows_once_per_ack(&self) -> bool {
         delegate!(self, rule => rule.grows_once_per_ack())
+    }
+    fn sends_one_per_early_dupack(&self) -> bool {
+        delegate!(self, rule => rule.sends_one_per_early_dupack())
     }
     fn sends_within_cwnd(&self) -> bool {
         delegate!(self, rule => rule.sends_within_cwnd())

@@ -9,6 +9,9 @@
 //! - in recovery every ACK takes one off `pipe_`, a partial ACK one more ("so that we never do worse than
 //!   slow-start", `partial_ack_` false), each packet sent adds one, and packets leave while `pipe_` <
 //!   cwnd (`send_much`);
+//! - before recovery, the first and second duplicate ACKs each send one new packet if fewer than cwnd +
+//!   dupacks are outstanding, at once, past the delayed send (`send_one`, `singledup_` 1), and nothing
+//!   else: `send_much` runs only while no duplicate ACK is counted (`sends_one_per_early_dupack`);
 //! - what leaves first: any hole below the highest SACKed packet that was not retransmitted yet
 //!   (`ScoreBoard::GetNextRetran`, no duplicate-ACK threshold), then new data;
 //! - a retransmission is never found lost again: a lost one waits for the retransmission timeout;
@@ -27,10 +30,10 @@
 //! RTO) comes with the rule: `tcp/rto_ns2.rs`, chosen by `Recovery::ns2_timer`.
 //!
 //! Not modelled, and documented in docs/validation.md ("cclab's recovery rules against ns-2.35's Sack1
-//! agent"): the scoreboard cleared at every new ACK outside recovery, the one new packet that the first
-//! counted duplicate ACK after a new ACK sends during go-back-N (limited transmit, `send_one`), and the
-//! timer that stays armed when everything is acknowledged (an idle sender then times out every RTO). A
-//! duplicate ACK counts here whether or not its SACK blocks add anything; ns-2 counts it only when they
+//! agent"): the scoreboard cleared at every new ACK outside recovery (ns-2's window there counts SACKed
+//! packets as outstanding), the one new packet that the first counted duplicate ACK after a new ACK
+//! sends during go-back-N (`send_one` in the Loss state), and the timer that stays armed when
+//! everything is acknowledged (an idle sender then times out every RTO). A duplicate ACK counts here whether or not its SACK blocks add anything; ns-2 counts it only when they
 //! do (`CheckUpdate`), which with one ACK per packet is nearly always.
 
 use crate::cc::CongestionControl;
@@ -115,6 +118,12 @@ impl LossRecovery for Ns2Sack1 {
     /// cumulative ACK that a go-back-N retransmission brings (up to a window of packets the receiver held)
     /// grow cwnd by that window's worth at once (docs/validation.md, "Growth per ACK under ns2-sack1").
     fn grows_once_per_ack(&self) -> bool {
+        true
+    }
+
+    /// `Sack1TcpAgent::recv`: the first and second counted duplicate ACKs call `send_one` (`singledup_` 1),
+    /// and `send_much` only runs while `dupacks_` is 0.
+    fn sends_one_per_early_dupack(&self) -> bool {
         true
     }
 
